@@ -1,0 +1,47 @@
+# Build, boot, test and measure the hardening series for Linux 6.1.
+# See README.md.  Everything lands under build/ (git-ignored).
+
+ARCH ?= x86_64
+
+
+.PHONY: run test check tree export check-exported deps clean distclean help
+
+help:
+	@echo "make run [ARCH=x86_64|arm64]   build, boot and test one architecture"
+	@echo "make test                      everything CI checks (host checks, both arches)"
+	@echo "make tree [FORCE=1]            create/refresh build/linux from patches/"
+	@echo "make export                    write build/linux commits to patches/"
+	@echo "make check-exported            fail if build/linux has unexported work"
+	@echo "make check                     host checks only (apply, checkpatch, harness tests)"
+	@echo "make deps                      install the Debian packages needed"
+	@echo "make clean                     remove kernel builds and logs, keep build/linux"
+
+run: deps tree
+	@scripts/run-arch.sh $(ARCH)
+
+test:
+	@scripts/test.sh
+
+check: deps
+	@mkdir -p build && : > build/host-results.txt && scripts/host-checks.sh build/host-results.txt; \
+	! grep -q '^FAIL' build/host-results.txt
+
+tree: deps
+	@scripts/tree.sh $(if $(FORCE),--force)
+
+export:
+	@scripts/export.sh
+
+check-exported:
+	@scripts/check-exported.sh
+
+deps:
+	@scripts/deps.sh
+
+clean:
+	rm -rf build/x86_64 build/arm64 build/logs build/bench build/results.txt
+
+# Also drops build/linux, but never unexported work.
+distclean:
+	@scripts/check-exported.sh
+	rm -rf build

@@ -1,0 +1,52 @@
+#!/bin/bash
+# Boot one kernel with its initramfs under QEMU (TCG), save the whole
+# console under build/logs/, and stop the guest at a wall-clock limit.
+#
+# Usage: boot.sh ARCH KOUT [--icount] [--timeout SECONDS] [--name TAG]
+#                [--append "ARGS"]
+# Prints the log path on stdout; exits with QEMU's status (124: killed at
+# the time limit).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 2 ] || die "usage: $0 ARCH KOUT [options]"
+arch=$1 kout=$(realpath "$2")
+shift 2
+icount=0 limit=${BOOT_TIMEOUT:-1500} tag=test append=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--icount) icount=1 ;;
+	--timeout) limit=$2; shift ;;
+	--name) tag=$2; shift ;;
+	--append) append=$2; shift ;;
+	*) die "unknown option $1" ;;
+	esac
+	shift
+done
+arch_vars "$arch"
+
+mem=${QEMU_MEM:-3G}
+smp=${QEMU_SMP:-2}
+case $arch in
+x86_64) machine=(-M pc -cpu max) ;;
+arm64) machine=(-M virt -cpu max) ;;
+esac
+accel=(-accel tcg)
+[ $icount = 1 ] && accel=(-accel tcg -icount shift=0,sleep=off)
+
+mkdir -p "$BUILD/logs"
+log=$BUILD/logs/$arch-$tag-$(date +%Y%m%d-%H%M%S).log
+cmdline="console=$CONSOLE panic=-1 rdinit=/init secretmem.enable=1 $append"
+{
+	echo "# qemu: $QEMU ${machine[*]} ${accel[*]} -smp $smp -m $mem"
+	echo "# kernel: ${kout#"$ROOT"/}/$IMAGE"
+	echo "# cmdline: $cmdline"
+} > "$log"
+timeout -k 10 "$limit" "$QEMU" "${machine[@]}" "${accel[@]}" -smp "$smp" -m "$mem" \
+	-display none -monitor none -serial stdio -no-reboot \
+	-kernel "$kout/$IMAGE" -initrd "$kout/initramfs.cpio" \
+	-append "$cmdline" < /dev/null >> "$log" 2>&1
+status=$?
+ln -sf "$(basename "$log")" "$BUILD/logs/$arch-$tag-latest.log"
+echo "$log"
+exit $status

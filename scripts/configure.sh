@@ -1,0 +1,82 @@
+#!/bin/bash
+# Generate the kernel .config for one build: tinyconfig plus our fragments,
+# resolved by Kconfig in a single allnoconfig pass, then checked: every
+# option a fragment asks for must be in the result with the asked value.
+#
+# Usage: configure.sh ARCH VARIANT KIND OUTDIR [SRCDIR]
+#   VARIANT  test (debug checks, KUnit) or bench (no debug)
+#   KIND     patched (adds configs/series.config) or base
+# .config in OUTDIR is only replaced when its content changes, so an
+# unchanged configuration never triggers a rebuild.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 4 ] || die "usage: $0 ARCH test|bench patched|base OUTDIR [SRCDIR]"
+arch=$1 variant=$2 kind=$3 out=$4 src=${5:-$KSRC}
+arch_vars "$arch"
+
+frags=("$ROOT/configs/common.config" "$ROOT/configs/$arch.config")
+case $variant in
+test) frags+=("$ROOT/configs/debug.config") ;;
+bench) frags+=("$ROOT/configs/bench.config") ;;
+*) die "unknown variant '$variant'" ;;
+esac
+case $kind in
+patched) frags+=("$ROOT/configs/series.config") ;;
+base) ;;
+*) die "unknown kind '$kind'" ;;
+esac
+# Extra fragments from the command line (make run CONFIG_EXTRA=file).
+for f in ${CONFIG_EXTRA:-}; do frags+=("$(realpath "$f")"); done
+
+mkdir -p "$out"
+out=$(realpath "$out")
+all=$out/allconfig.in
+[ "$KARCH" = x86_64 ] && srcarch=x86 || srcarch=$KARCH
+{
+	cat "$src/kernel/configs/tiny-base.config" "$src/kernel/configs/tiny.config"
+	[ -f "$src/arch/$srcarch/configs/tiny.config" ] &&
+		cat "$src/arch/$srcarch/configs/tiny.config"
+	cat "${frags[@]}"
+} > "$all"
+
+make -s -C "$src" O="$out" ARCH="$KARCH" CROSS_COMPILE="$CROSS" \
+	KCONFIG_CONFIG=.config.new KCONFIG_ALLCONFIG="$all" allnoconfig \
+	> "$out/configure.log" 2>&1 || { cat "$out/configure.log" >&2; die "Kconfig failed"; }
+
+# Every requested value must have survived dependency resolution.
+awk '
+	FNR == 1 { nfile++ }
+	nfile <= NF_FRAGS {
+		if (match($0, /^CONFIG_[A-Za-z0-9_]+=/)) {
+			sym = substr($0, 1, RLENGTH - 1); want[sym] = substr($0, RLENGTH + 1)
+			from[sym] = FILENAME
+		} else if (match($0, /^# CONFIG_[A-Za-z0-9_]+ is not set/)) {
+			sym = $2; want[sym] = "n"; from[sym] = FILENAME
+		}
+		next
+	}
+	match($0, /^CONFIG_[A-Za-z0-9_]+=/) {
+		have[substr($0, 1, RLENGTH - 1)] = substr($0, RLENGTH + 1)
+	}
+	END {
+		bad = 0
+		for (sym in want) {
+			got = (sym in have) ? have[sym] : "n"
+			if (got != want[sym]) {
+				sub(".*/configs/", "configs/", from[sym])
+				printf "ERROR: %s=%s requested by %s, but the .config has %s=%s\n",
+					sym, want[sym], from[sym], sym, got > "/dev/stderr"
+				bad = 1
+			}
+		}
+		exit bad
+	}' NF_FRAGS=${#frags[@]} "${frags[@]}" "$out/.config.new" ||
+	die "Kconfig dropped or changed the options above (unmet dependency or typo); $out/.config.new has the result"
+
+if ! cmp -s "$out/.config.new" "$out/.config"; then
+	mv "$out/.config.new" "$out/.config"
+	info "$out/.config updated"
+else
+	rm -f "$out/.config.new"
+fi

@@ -1,0 +1,32 @@
+#!/bin/bash
+# Install the Debian packages the harness needs, from Debian's archive only.
+# Without root (and without password-less sudo) print the command and stop.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+PKGS="linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev
+cpio xz-utils rsync git python3 perl ccache qemu-system-x86 qemu-system-arm
+gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+
+missing=
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+cmd="apt-get update && apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" = 0 ]; then
+	sudo=
+elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+	sudo="sudo -n"
+else
+	echo "Missing Debian packages:$missing" >&2
+	echo "Install them as root with:" >&2
+	echo "    $cmd" >&2
+	exit 1
+fi
+info "installing:$missing"
+$sudo apt-get update -q >/dev/null
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing >/dev/null ||
+	die "apt-get install failed; run by hand: $cmd"

@@ -1,0 +1,32 @@
+#!/bin/bash
+# Build the guest programs for one architecture and pack them, with the
+# manifest entries for that architecture, into an initramfs.
+#
+# Usage: guest.sh ARCH KOUT    (KOUT: the kernel build dir, for its headers)
+# Output: KOUT/guest/ (programs) and KOUT/initramfs.cpio
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 2 ] || die "usage: $0 ARCH KOUT [SRCDIR]"
+arch=$1 kout=$(realpath "$2") src=${3:-$KSRC}
+arch_vars "$arch"
+[ -d "$kout/hdr/include" ] || die "no kernel headers in $kout/hdr: build the kernel first"
+
+root=$kout/guest/root
+log=$kout/guest/build.log
+mkdir -p "$root/etc" "$root/tests" "$root/bin"
+if ! make -C "$ROOT/guest" ARCH="$arch" CC="$GUEST_CC" KSRC="$src" \
+	HDR="$kout/hdr" OUT="$root" -j"$(nproc)" > "$log" 2>&1; then
+	grep -E 'error|Error' "$log" | head -20 >&2
+	die "guest programs failed to build for $arch; log: ${log#"$ROOT"/}"
+fi
+
+# Tests that look up users (protection_keys reads /etc/passwd).
+echo 'root:x:0:0:root:/tmp:/bin/sh' > "$root/etc/passwd"
+echo 'root:x:0:' > "$root/etc/group"
+
+# The manifest, reduced to this architecture, in the form init reads.
+manifest_for "$arch" > "$root/etc/manifest"
+
+( cd "$root" && find . -print0 | LC_ALL=C sort -z |
+	cpio --null -o -H newc --owner=0:0 --quiet ) > "$kout/initramfs.cpio"

@@ -1,0 +1,44 @@
+#!/bin/bash
+# Checks that need no VM: the series applies with git am, patches/ matches
+# build/linux, checkpatch --strict is clean on every patch, and the
+# harness's own tests pass.
+#
+# Usage: host-checks.sh RESULTS_FILE
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+results=${1:?usage: $0 RESULTS_FILE}
+record() { echo "$1 host:$2 $3" >> "$results"; printf '  %-4s  %-28s %s\n' "$1" "$2" "$3"; }
+
+echo "host checks:"
+if out=$("$ROOT/scripts/tree.sh" 2>&1); then
+	record PASS series-applies "$(series_patches | wc -l) patch(es) applied with git am on $BASE_PKG $(base_version)"
+else
+	record FAIL series-applies "$(echo "$out" | grep -m1 ERROR)"
+	echo "$out" | sed 's/^/        /'
+	exit 1
+fi
+if out=$("$ROOT/scripts/check-exported.sh" 2>&1); then
+	record PASS patches-exported "build/linux and patches/ agree"
+else
+	record FAIL patches-exported "build/linux has work missing from patches/"
+	echo "$out" | sed 's/^/        /'
+fi
+
+# checkpatch: FILE_PATH_CHANGES only asks whether MAINTAINERS needs an
+# update for new files; everything else is an error for us.
+n=0
+for p in $(series_patches); do
+	n=$((n + 1))
+	out=$(cd "$KSRC" && ./scripts/checkpatch.pl --strict --no-summary --quiet \
+		--ignore FILE_PATH_CHANGES --show-types "$PATCHES/$p" 2>&1)
+	if [ -z "$out" ]; then
+		record PASS "checkpatch:${p%%-*}" "$p"
+	else
+		record FAIL "checkpatch:${p%%-*}" "$p: $(echo "$out" | grep -cE '^(ERROR|WARNING|CHECK)') finding(s)"
+		echo "$out" | head -40 | sed 's/^/        /'
+	fi
+done
+[ $n = 0 ] && record PASS checkpatch "series is empty: nothing to check"
+
+"$ROOT/scripts/tests/run.sh" "$results"

@@ -1,0 +1,78 @@
+# shellcheck shell=bash
+# Common helpers for the harness scripts.  Sourced, never run.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+KSRC=$BUILD/linux
+PATCHES=$ROOT/patches
+BASE_PKG=linux-source-6.1
+BASE_TARBALL=/usr/src/linux-source-6.1.tar.xz
+
+info() { printf '==> %s\n' "$*" >&2; }
+warn() { printf 'WARNING: %s\n' "$*" >&2; }
+die() { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
+
+# Files listed in patches/series, in order, without comments or blanks.
+series_patches() {
+	[ -f "$PATCHES/series" ] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$PATCHES/series" | grep -v '^$' || true
+}
+
+# A hash of everything the series consists of: the series file and the
+# patches it lists.  Used to notice that patches/ changed under build/linux.
+series_hash() {
+	{
+		cat "$PATCHES/series" 2>/dev/null || true
+		series_patches | while read -r p; do cat "$PATCHES/$p"; done
+	} | sha256sum | cut -d' ' -f1
+}
+
+base_version() {
+	dpkg-query -W -f='${Version}' "$BASE_PKG" 2>/dev/null || echo unknown
+}
+
+# Per-architecture names used by the kernel build and QEMU.
+arch_vars() {
+	case "$1" in
+	x86_64)
+		KARCH=x86_64; CROSS=; IMAGE=arch/x86/boot/bzImage
+		GUEST_CC=gcc; QEMU=qemu-system-x86_64; CONSOLE=ttyS0 ;;
+	arm64)
+		KARCH=arm64; CROSS=aarch64-linux-gnu-; IMAGE=arch/arm64/boot/Image
+		GUEST_CC=aarch64-linux-gnu-gcc; QEMU=qemu-system-aarch64; CONSOLE=ttyAMA0 ;;
+	*) die "unknown ARCH '$1' (use x86_64 or arm64)" ;;
+	esac
+}
+
+# Run git in the kernel tree with a configuration that does not depend on
+# the user's ~/.gitconfig for anything that changes exported bytes.
+kgit() {
+	git -C "$KSRC" -c core.abbrev=12 -c diff.noprefix=false \
+		-c diff.mnemonicPrefix=false -c diff.renames=true \
+		-c format.signOff=false -c format.numbered=auto \
+		-c format.coverLetter=false -c core.quotePath=true "$@"
+}
+
+# guest/manifest lines for one architecture, as init reads them:
+#   run NAME TIMEOUT PROGRAM [ARGS]  /  skip NAME REASON
+manifest_for() {
+	awk -v arch="$1" '
+		/^[[:space:]]*(#|$)/ { next }
+		{ n = split($3, a, ","); ok = 0
+		  for (i = 1; i <= n; i++) if (a[i] == arch) ok = 1
+		  if (!ok || $1 == "kunit") next
+		  line = $1 " " $2
+		  for (i = 4; i <= NF; i++) line = line " " $i
+		  print line }' "$ROOT/guest/manifest"
+}
+
+# What the verdict must see for one architecture: "kunit SUITE" and
+# "test NAME" lines.
+expected_for() {
+	awk -v arch="$1" '
+		/^[[:space:]]*(#|$)/ { next }
+		{ n = split($3, a, ","); ok = 0
+		  for (i = 1; i <= n; i++) if (a[i] == arch) ok = 1
+		  if (!ok) next
+		  print ($1 == "kunit" ? "kunit" : "test"), $2 }' "$ROOT/guest/manifest"
+}
