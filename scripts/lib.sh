@@ -4,9 +4,9 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 KSRC=$BUILD/linux
-PATCHES=$ROOT/patches
+PATCHES=${PATCHES:-$ROOT/patches}
 BASE_PKG=linux-source-6.1
-BASE_TARBALL=/usr/src/linux-source-6.1.tar.xz
+BASE_TARBALL=${BASE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 
 info() { printf '==> %s\n' "$*" >&2; }
 warn() { printf 'WARNING: %s\n' "$*" >&2; }

@@ -15,11 +15,11 @@ FORCE=0
 [ "${1:-}" = --force ] && FORCE=1
 STAMP=$BUILD/linux.stamp	# "<series hash> <HEAD at last sync>"
 
-[ -f "$BASE_TARBALL" ] || die "$BASE_TARBALL missing: run 'make deps'"
 mkdir -p "$BUILD"
 
 create_base() {
 	local ver tmp
+	[ -f "$BASE_TARBALL" ] || die "$BASE_TARBALL missing: run 'make deps'"
 	ver=$(base_version)
 	tmp=$BUILD/linux.tmp
 	rm -rf "$tmp"
@@ -59,9 +59,20 @@ report_failure() {
 	echo "Fix the patch (or rebase it in build/linux and run 'make export')." >&2
 }
 
+# Debian's top-level .gitignore ignores every top-level entry ("/*"), which
+# hides new files such as mm/mseal.c from git status and git add -A.  Drop
+# that rule in the work tree only: the committed file stays pristine.
+unhide_new_files() {
+	[ -f "$KSRC/.gitignore" ] || return 0
+	git -C "$KSRC" update-index --skip-worktree .gitignore
+	sed -i -e '/^\/\*$/d' -e '/^!\/debian\/$/d' "$KSRC/.gitignore"
+}
+
 apply_series() {
 	local p n=0
 	git -C "$KSRC" checkout -q -f master
+	git -C "$KSRC" update-index --no-skip-worktree .gitignore 2>/dev/null || true
+	git -C "$KSRC" checkout -q base -- .gitignore 2>/dev/null || true
 	git -C "$KSRC" reset -q --hard base
 	git -C "$KSRC" clean -q -fdx
 	for p in $(series_patches); do
@@ -73,6 +84,7 @@ apply_series() {
 		fi
 		n=$((n + 1))
 	done
+	unhide_new_files
 	info "applied $n patch(es) on $(git -C "$KSRC" log -1 --format=%s base)"
 }
 

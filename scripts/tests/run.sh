@@ -1,0 +1,110 @@
+#!/bin/bash
+# The harness's own tests: each proves that a kind of failure is caught.
+#   - the verdict, on recorded consoles: a failing test, a failed subtest,
+#     a missing suite, a WARN, a lockdep report, an oops, a hung guest, and
+#     a clean run (with program output that merely looks like a report);
+#   - the config check names an option Kconfig dropped;
+#   - a patch that does not apply is named with its hunk, and the tree is
+#     left usable;
+#   - export is byte-stable, and check-exported sees unexported work.
+#
+# Usage: run.sh [RESULTS_FILE]
+set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+
+results=${1:-/dev/null}
+fx=$ROOT/scripts/tests/fixtures
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf 'kunit slub_test\ntest memfd_secret\ntest mremap_test\ntest protection_keys\n' > "$tmp/expect"
+
+record() { # STATUS NAME DETAIL
+	echo "$1 host:harness:$2 $3" >> "$results"
+	printf '  %-4s  %-28s %s\n' "$1" "harness:$2" "$3"
+}
+
+# verdict_case NAME LOG WANT_EXIT WANT_TEXT [extra verdict args]
+verdict_case() {
+	local name=$1 log=$2 want=$3 text=$4 out st
+	shift 4
+	out=$(python3 "$ROOT/scripts/verdict.py" --arch x86_64 --expect "$tmp/expect" \
+		"$@" "$fx/$log" 2>&1)
+	st=$?
+	if [ "$st" = "$want" ] && grep -qF -- "$text" <<<"$out"; then
+		record PASS "verdict:$name" "exit $st, says '$text'"
+	else
+		record FAIL "verdict:$name" "exit $st (want $want), '$text' $(grep -qF -- "$text" <<<"$out" && echo found || echo missing)"
+		sed 's/^/        /' <<<"$out"
+	fi
+}
+
+echo "harness self-tests:"
+verdict_case clean-run pass.log 0 'PASS  console kernel-reports'
+verdict_case failing-test fail-test.log 1 'FAIL  test    mremap_test      14 subtests, exit status 1'
+verdict_case failed-subtest nested-fail.log 1 'subtest failed: 4MB mremap'
+verdict_case missing-suite missing-suite.log 1 'slub_test        never reported a result'
+verdict_case kernel-warn warn.log 1 'WARNING: CPU: 0 PID: 34 at hugetlb_split'
+verdict_case lockdep lockdep.log 1 'possible circular locking dependency'
+verdict_case oops oops.log 1 'Unable to handle kernel NULL pointer dereference'
+verdict_case hung-guest hung.log 1 'hung: killed after 600 s' --qemu-status 124 --timeout 600
+verdict_case crashed-guest hung.log 1 'never finished its manifest'
+
+# Kconfig: an option whose dependency is off must be named, not dropped.
+if [ -d "$KSRC/.git" ]; then
+	printf '# CONFIG_KUNIT is not set\nCONFIG_SLUB_KUNIT_TEST=y\n' > "$tmp/bad.config"
+	out=$(CONFIG_EXTRA=$tmp/bad.config "$ROOT/scripts/configure.sh" x86_64 test patched \
+		"$BUILD/selftest-config" 2>&1)
+	st=$?
+	if [ $st != 0 ] && grep -q 'CONFIG_SLUB_KUNIT_TEST=y requested by .*bad.config' <<<"$out"; then
+		record PASS config-dropped-option "names CONFIG_SLUB_KUNIT_TEST and its fragment"
+	else
+		record FAIL config-dropped-option "exit $st"
+		sed 's/^/        /' <<<"$out"
+	fi
+	rm -rf "$BUILD/selftest-config"
+fi
+
+# A patch that does not apply: a small git tree stands in for build/linux.
+fake=$tmp/build
+mkdir -p "$fake/linux" "$tmp/patches"
+(
+	cd "$fake/linux" && git init -q && printf 'one\ntwo\nthree\n' > file &&
+	git add file && git -c user.name=t -c user.email=t@t commit -qm base && git tag base &&
+	sed -i 's/two/TWO/' file && git -c user.name=t -c user.email=t@t commit -qam 'file: shout' &&
+	git format-patch -q -1 -o "$tmp/patches" && git reset -q --hard base
+) || record FAIL tree-bad-patch "could not set up the fake tree"
+sed -i 's/^ three$/ three and more/' "$tmp/patches"/0001-*.patch
+ls "$tmp/patches" > "$tmp/patches/series"
+echo "x $(git -C "$fake/linux" rev-parse HEAD)" > "$fake/linux.stamp"
+out=$(BUILD=$fake PATCHES=$tmp/patches BASE_TARBALL=/dev/null "$ROOT/scripts/tree.sh" 2>&1)
+st=$?
+if [ $st != 0 ] && grep -q 'patch does not apply: patches/0001-file-shout.patch' <<<"$out" &&
+	grep -q 'three and more' <<<"$out" &&
+	[ -z "$(git -C "$fake/linux" status --porcelain)" ] &&
+	[ "$(git -C "$fake/linux" rev-parse HEAD)" = "$(git -C "$fake/linux" rev-parse base)" ]; then
+	record PASS tree-bad-patch "names the patch and the hunk; tree left clean at base"
+else
+	record FAIL tree-bad-patch "exit $st"
+	sed 's/^/        /' <<<"$out"
+fi
+
+# Export: byte-stable, and unexported work is noticed.
+if [ -d "$KSRC/.git" ]; then
+	"$ROOT/scripts/export.sh" "$tmp/e1" && "$ROOT/scripts/export.sh" "$tmp/e2"
+	if diff -r "$tmp/e1" "$tmp/e2" >/dev/null; then
+		record PASS export-stable "two exports of the same commits are identical"
+	else
+		record FAIL export-stable "two exports differ"
+	fi
+	probe=$KSRC/harness-selftest-unexported
+	touch "$probe"
+	out=$("$ROOT/scripts/check-exported.sh" 2>&1)
+	st=$?
+	rm -f "$probe"
+	if [ $st != 0 ] && grep -q 'harness-selftest-unexported' <<<"$out"; then
+		record PASS check-exported "an uncommitted file in build/linux is named"
+	else
+		record FAIL check-exported "exit $st: $out"
+	fi
+fi
+! grep -q '^FAIL host:harness' "$results" 2>/dev/null
