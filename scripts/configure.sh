@@ -22,7 +22,11 @@ bench) frags+=("$ROOT/configs/bench.config") ;;
 *) die "unknown variant '$variant'" ;;
 esac
 case $kind in
-patched) frags+=("$ROOT/configs/series.config") ;;
+patched)
+	frags+=("$ROOT/configs/series.config")
+	[ -f "$ROOT/configs/series-$arch.config" ] &&
+		frags+=("$ROOT/configs/series-$arch.config")
+	;;
 base) ;;
 *) die "unknown kind '$kind'" ;;
 esac

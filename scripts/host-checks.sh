@@ -30,7 +30,7 @@ fi
 n=0
 for p in $(series_patches); do
 	n=$((n + 1))
-	out=$(cd "$KSRC" && ./scripts/checkpatch.pl --strict --no-summary --quiet \
+	out=$(cd "$KSRC" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --no-summary --quiet \
 		--ignore FILE_PATH_CHANGES --show-types "$PATCHES/$p" 2>&1)
 	if [ -z "$out" ]; then
 		record PASS "checkpatch:${p%%-*}" "$p"
