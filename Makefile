@@ -4,11 +4,13 @@
 ARCH ?= x86_64
 
 
-.PHONY: run test check tree export check-exported deps clean distclean help
+.PHONY: run test bench bisect-check check tree export check-exported deps clean distclean help
 
 help:
 	@echo "make run [ARCH=x86_64|arm64]   build, boot and test one architecture"
 	@echo "make test                      everything CI checks (host checks, both arches)"
+	@echo "make bench [ARCH=...] [ACCEL=kvm] overhead tables, base against patched"
+	@echo "make bisect-check [ARCH=...]   build and boot every patch of the series on its own"
 	@echo "make tree [FORCE=1]            create/refresh build/linux from patches/"
 	@echo "make export                    write build/linux commits to patches/"
 	@echo "make check-exported            fail if build/linux has unexported work"
@@ -21,6 +23,12 @@ run: deps tree
 
 test:
 	@scripts/test.sh
+
+bench: deps tree
+	@scripts/bench.sh $(ARCH)
+
+bisect-check: deps tree
+	@scripts/bisect-check.sh $(ARCH)
 
 check: deps
 	@mkdir -p build && : > build/host-results.txt && scripts/host-checks.sh build/host-results.txt; \

@@ -2,8 +2,8 @@
 # Boot one kernel with its initramfs under QEMU (TCG), save the whole
 # console under build/logs/, and stop the guest at a wall-clock limit.
 #
-# Usage: boot.sh ARCH KOUT [--icount] [--timeout SECONDS] [--name TAG]
-#                [--append "ARGS"]
+# Usage: boot.sh ARCH KOUT [--icount | --kvm] [--timeout SECONDS]
+#                [--name TAG] [--append "ARGS"] [--initrd FILE]
 # Prints the log path on stdout; exits with QEMU's status (124: killed at
 # the time limit).
 set -uo pipefail
@@ -12,13 +12,15 @@ set -uo pipefail
 [ $# -ge 2 ] || die "usage: $0 ARCH KOUT [options]"
 arch=$1 kout=$(realpath "$2")
 shift 2
-icount=0 limit=${BOOT_TIMEOUT:-1500} tag=test append=
+icount=0 limit=${BOOT_TIMEOUT:-1500} tag=test append= initrd=$kout/initramfs.cpio
 while [ $# -gt 0 ]; do
 	case $1 in
 	--icount) icount=1 ;;
 	--timeout) limit=$2; shift ;;
 	--name) tag=$2; shift ;;
 	--append) append=$2; shift ;;
+	--initrd) initrd=$(realpath "$2"); shift ;;
+	--kvm) accel_kvm=1 ;;
 	*) die "unknown option $1" ;;
 	esac
 	shift
@@ -33,6 +35,7 @@ arm64) machine=(-M virt -cpu max) ;;
 esac
 accel=(-accel tcg)
 [ $icount = 1 ] && accel=(-accel tcg -icount shift=0,sleep=off)
+[ "${accel_kvm:-0}" = 1 ] && accel=(-accel kvm) machine[3]=host
 
 mkdir -p "$BUILD/logs"
 log=$BUILD/logs/$arch-$tag-$(date +%Y%m%d-%H%M%S).log
@@ -44,7 +47,7 @@ cmdline="console=$CONSOLE panic=-1 rdinit=/init secretmem.enable=1 $append"
 } > "$log"
 timeout -k 10 "$limit" "$QEMU" "${machine[@]}" "${accel[@]}" -smp "$smp" -m "$mem" \
 	-display none -monitor none -serial stdio -no-reboot \
-	-kernel "$kout/$IMAGE" -initrd "$kout/initramfs.cpio" \
+	-kernel "$kout/$IMAGE" -initrd "$initrd" \
 	-append "$cmdline" < /dev/null >> "$log" 2>&1
 status=$?
 ln -sf "$(basename "$log")" "$BUILD/logs/$arch-$tag-latest.log"

@@ -5,7 +5,8 @@
 #
 # Usage: configure.sh ARCH VARIANT KIND OUTDIR [SRCDIR]
 #   VARIANT  test (debug checks, KUnit) or bench (no debug)
-#   KIND     patched (adds configs/series.config) or base
+#   KIND     patched (adds configs/series*.config), base, or bisect (like
+#            patched, but series options that Kconfig lacks are not errors)
 # .config in OUTDIR is only replaced when its content changes, so an
 # unchanged configuration never triggers a rebuild.
 set -euo pipefail
@@ -21,17 +22,28 @@ test) frags+=("$ROOT/configs/debug.config") ;;
 bench) frags+=("$ROOT/configs/bench.config") ;;
 *) die "unknown variant '$variant'" ;;
 esac
+# Fragments whose every option must survive (see below).
+checked=("${frags[@]}")
 case $kind in
-patched)
-	frags+=("$ROOT/configs/series.config")
-	[ -f "$ROOT/configs/series-$arch.config" ] &&
-		frags+=("$ROOT/configs/series-$arch.config")
+patched | bisect)
+	series=("$ROOT/configs/series.config")
+	# Per-arch extras are for test kernels: benchmarks compare the
+	# series' defaults with the base.
+	[ "$variant" = test ] && [ -f "$ROOT/configs/series-$arch.config" ] &&
+		series+=("$ROOT/configs/series-$arch.config")
+	frags+=("${series[@]}")
+	# A commit in the middle of the series (bisect) may not have an
+	# option yet: only the finished series is held to series.config.
+	[ "$kind" = patched ] && checked+=("${series[@]}")
 	;;
 base) ;;
 *) die "unknown kind '$kind'" ;;
 esac
 # Extra fragments from the command line (make run CONFIG_EXTRA=file).
-for f in ${CONFIG_EXTRA:-}; do frags+=("$(realpath "$f")"); done
+for f in ${CONFIG_EXTRA:-}; do
+	frags+=("$(realpath "$f")")
+	checked+=("$(realpath "$f")")
+done
 
 mkdir -p "$out"
 out=$(realpath "$out")
@@ -75,7 +87,7 @@ awk '
 			}
 		}
 		exit bad
-	}' NF_FRAGS=${#frags[@]} "${frags[@]}" "$out/.config.new" ||
+	}' NF_FRAGS=${#checked[@]} "${checked[@]}" "$out/.config.new" ||
 	die "Kconfig dropped or changed the options above (unmet dependency or typo); $out/.config.new has the result"
 
 if ! cmp -s "$out/.config.new" "$out/.config"; then

@@ -21,12 +21,5 @@ if ! make -C "$ROOT/guest" ARCH="$arch" CC="$GUEST_CC" KSRC="$src" \
 	die "guest programs failed to build for $arch; log: ${log#"$ROOT"/}"
 fi
 
-# Tests that look up users (protection_keys reads /etc/passwd).
-echo 'root:x:0:0:root:/tmp:/bin/sh' > "$root/etc/passwd"
-echo 'root:x:0:' > "$root/etc/group"
-
-# The manifest, reduced to this architecture, in the form init reads.
-manifest_for "$arch" > "$root/etc/manifest"
-
-( cd "$root" && find . -print0 | LC_ALL=C sort -z |
-	cpio --null -o -H newc --owner=0:0 --quiet ) > "$kout/initramfs.cpio"
+guest_etc "$root" "$arch" "$ROOT/guest/manifest"
+pack_initramfs "$root" "$kout/initramfs.cpio"

@@ -63,7 +63,7 @@ manifest_for() {
 		  if (!ok || $1 == "kunit") next
 		  line = $1 " " $2
 		  for (i = 4; i <= NF; i++) line = line " " $i
-		  print line }' "$ROOT/guest/manifest"
+		  print line }' "${2:-$ROOT/guest/manifest}"
 }
 
 # What the verdict must see for one architecture: "kunit SUITE" and
@@ -74,5 +74,19 @@ expected_for() {
 		{ n = split($3, a, ","); ok = 0
 		  for (i = 1; i <= n; i++) if (a[i] == arch) ok = 1
 		  if (!ok) next
-		  print ($1 == "kunit" ? "kunit" : "test"), $2 }' "$ROOT/guest/manifest"
+		  print ($1 == "kunit" ? "kunit" : "test"), $2 }' "${2:-$ROOT/guest/manifest}"
+}
+
+# Pack directory $1 into the newc cpio archive $2 (owner root, sorted).
+pack_initramfs() {
+	( cd "$1" && find . -print0 | LC_ALL=C sort -z |
+		cpio --null -o -H newc --owner=0:0 --quiet ) > "$2"
+}
+
+# /etc of a guest root: the users tests look up, and the manifest.
+guest_etc() { # ROOTDIR ARCH MANIFEST
+	mkdir -p "$1/etc"
+	echo 'root:x:0:0:root:/tmp:/bin/sh' > "$1/etc/passwd"
+	echo 'root:x:0:' > "$1/etc/group"
+	manifest_for "$2" "$3" > "$1/etc/manifest"
 }

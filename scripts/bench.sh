@@ -1,0 +1,74 @@
+#!/bin/bash
+# make bench: build the unpatched base and the patched series with the same
+# non-debug configuration, boot each under QEMU -icount with the same static
+# benchmark programs, and print tables of what the series costs.
+#
+# Usage: bench.sh [ARCH]   (env ACCEL=kvm: real time on /dev/kvm instead)
+# Output: build/bench/ARCH-*.log (consoles), build/bench/ARCH.csv and
+# build/bench/ARCH.md (tables).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+arch=${1:-x86_64}
+arch_vars "$arch"
+start=$(date +%s)
+"$ROOT/scripts/deps.sh"
+"$ROOT/scripts/tree.sh"
+
+bdir=$BUILD/bench
+base_src=$BUILD/linux-base
+mkdir -p "$bdir"
+
+# The unpatched base, checked out next to build/linux.
+if [ ! -d "$base_src" ] || [ "$(git -C "$base_src" rev-parse HEAD 2>/dev/null)" != "$(git -C "$KSRC" rev-parse base)" ]; then
+	info "checking out the unpatched base in build/linux-base"
+	git -C "$KSRC" worktree remove --force "$base_src" 2>/dev/null || rm -rf "$base_src"
+	git -C "$KSRC" worktree prune
+	git -C "$KSRC" worktree add -q --detach "$base_src" base
+fi
+
+for kind in base patched; do
+	src=$KSRC
+	[ $kind = base ] && src=$base_src
+	"$ROOT/scripts/configure.sh" "$arch" bench "$kind" "$bdir/$arch-$kind" "$src"
+	"$ROOT/scripts/build.sh" "$arch" "$bdir/$arch-$kind" "$src"
+done
+
+# One set of benchmark binaries for both kernels (the patched kernel's
+# headers: they define __NR_mseal, which the programs also hard-code).
+groot=$bdir/$arch-guest/root
+mkdir -p "$groot"
+make -C "$ROOT/guest" bench ARCH="$arch" CC="$GUEST_CC" KSRC="$KSRC" \
+	HDR="$bdir/$arch-patched/hdr" OUT="$groot" > "$bdir/$arch-guest/build.log" 2>&1 ||
+	die "benchmark programs failed to build; see build/bench/$arch-guest/build.log"
+guest_etc "$groot" "$arch" "$ROOT/guest/bench/manifest"
+pack_initramfs "$groot" "$bdir/$arch-guest/initramfs.cpio"
+
+mode=(--icount) clock="instruction time (QEMU -icount shift=0: 1 ns = 1 guest instruction)"
+if [ "${ACCEL:-}" = kvm ]; then
+	[ -w /dev/kvm ] || die "ACCEL=kvm needs a writable /dev/kvm"
+	mode=(--kvm) clock="wall-clock time under KVM"
+fi
+for kind in base patched; do
+	info "benchmarking the $kind kernel ($arch, ${mode[*]})"
+	set +e
+	log=$(QEMU_SMP=1 "$ROOT/scripts/boot.sh" "$arch" "$bdir/$arch-$kind" "${mode[@]}" \
+		--name "bench-$kind" --initrd "$bdir/$arch-guest/initramfs.cpio" \
+		--timeout "${BENCH_TIMEOUT:-3000}")
+	st=$?
+	set -e
+	cp "$log" "$bdir/$arch-$kind.log"
+	[ $st = 0 ] || die "the $kind benchmark boot failed (status $st); console: ${log#"$ROOT"/}"
+	if grep -q '^not ok' "$log"; then
+		grep -B5 '^not ok' "$log" >&2
+		die "a benchmark failed on the $kind kernel; console: ${log#"$ROOT"/}"
+	fi
+done
+
+python3 "$ROOT/scripts/bench-report.py" --arch "$arch" --clock "$clock" \
+	--base-version "$BASE_PKG $(base_version)" \
+	--series "$(git -C "$KSRC" rev-list --count base..HEAD) patches, HEAD $(git -C "$KSRC" log -1 --format='%h %s' | cut -c1-50)" \
+	--qemu "$($QEMU --version | head -1)" \
+	--csv "$bdir/$arch.csv" --md "$bdir/$arch.md" \
+	"$bdir/$arch-base.log" "$bdir/$arch-patched.log"
+info "make bench $arch: $(( $(date +%s) - start )) s; tables in build/bench/$arch.md"

@@ -1,0 +1,53 @@
+#!/bin/bash
+# Build and boot every commit of the series on its own (bisectability):
+# each commit of base..HEAD in build/linux is checked out in a scratch
+# worktree, built with the test configuration, and booted with the KUnit
+# suites and no guest programs (later patches add the programs' sources).
+#
+# Usage: bisect-check.sh [ARCH]
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+arch=${1:-x86_64}
+arch_vars "$arch"
+wt=$BUILD/linux-bisect
+out=$BUILD/bisect-$arch
+"$ROOT/scripts/tree.sh"
+if [ ! -e "$wt/.git" ]; then
+	rm -rf "$wt"
+	git -C "$KSRC" worktree prune
+	git -C "$KSRC" worktree add -q --detach "$wt" base
+fi
+
+# An initramfs with init only: the boot must reach it and stop cleanly.
+root=$out/guest-root
+mkdir -p "$root/etc"
+make -s -C "$ROOT/guest" ARCH="$arch" CC="$GUEST_CC" KSRC="$KSRC" \
+	HDR="$BUILD/$arch/hdr" OUT="$root" "$root/init"
+: > "$root/etc/manifest"
+pack_initramfs "$root" "$out/initramfs.cpio"
+grep '^kunit' "$ROOT/guest/manifest" | awk -v a="$arch" 'index($3, a) { print "kunit", $2 }' > "$out/expected"
+
+fail=0
+for c in $(git -C "$KSRC" rev-list --reverse base..HEAD); do
+	subject=$(git -C "$KSRC" log -1 --format=%s "$c")
+	git -C "$wt" checkout -q --detach "$c"
+	if ! "$ROOT/scripts/configure.sh" "$arch" test bisect "$out" "$wt" >/dev/null 2>&1 ||
+		! "$ROOT/scripts/build.sh" "$arch" "$out" "$wt" >/dev/null 2>&1; then
+		echo "FAIL build  $subject (log: ${out#"$ROOT"/}/build.log)"
+		fail=1
+		continue
+	fi
+	set +e
+	log=$("$ROOT/scripts/boot.sh" "$arch" "$out" --name bisect --timeout 600)
+	qs=$?
+	set -e
+	if python3 "$ROOT/scripts/verdict.py" --arch "$arch" --expect "$out/expected" \
+		--qemu-status $qs "$log" >/dev/null; then
+		echo "PASS boot   $subject"
+	else
+		echo "FAIL boot   $subject (console: ${log#"$ROOT"/})"
+		fail=1
+	fi
+done
+exit $fail
