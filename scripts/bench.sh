@@ -44,6 +44,8 @@ make -C "$ROOT/guest" bench ARCH="$arch" CC="$GUEST_CC" KSRC="$KSRC" \
 guest_etc "$groot" "$arch" "$ROOT/guest/bench/manifest"
 pack_initramfs "$groot" "$bdir/$arch-guest/initramfs.cpio"
 
+# norandmaps: the same address-space layout in every boot, so that page
+# table and maple tree shapes, and hence instruction counts, repeat.
 mode=(--icount) clock="instruction time (QEMU -icount shift=0: 1 ns = 1 guest instruction)"
 if [ "${ACCEL:-}" = kvm ]; then
 	[ -w /dev/kvm ] || die "ACCEL=kvm needs a writable /dev/kvm"
@@ -54,6 +56,7 @@ for kind in base patched; do
 	set +e
 	log=$(QEMU_SMP=1 "$ROOT/scripts/boot.sh" "$arch" "$bdir/$arch-$kind" "${mode[@]}" \
 		--name "bench-$kind" --initrd "$bdir/$arch-guest/initramfs.cpio" \
+		--append "norandmaps" \
 		--timeout "${BENCH_TIMEOUT:-3000}")
 	st=$?
 	set -e

@@ -5,8 +5,11 @@
  *
  * Usage: mseal_bench [--seal-elsewhere] [--reps N]
  *
- * Every figure is the median over N repetitions of one timed call (or, for
- * mremap and pagemove, of one timed batch), read with CLOCK_MONOTONIC.
+ * Every figure is the median over N samples.  A sample is the mean time of
+ * BATCH calls, each timed on its own with CLOCK_MONOTONIC (for mremap, of
+ * BATCH batches; for pagemove, one batch): periodic kernel work such as
+ * draining per-CPU page lists then lands in every sample alike instead of
+ * in some, which would make the median jump between kernels.
  * Under QEMU -icount shift=0 the guest clock advances one nanosecond per
  * guest instruction, so "ns" here is instruction time, not wall time.
  *
@@ -35,10 +38,11 @@
 #endif
 
 #define MAX_VMAS	32
+#define BATCH		8
 #define POOL_PAGES	1000
 
 static long ps;
-static int reps = 200;
+static int reps = 101;
 static const char *state = "noseal";
 static const int sizes[] = { 1, 2, 4, 8, 16, 32 };
 
@@ -112,12 +116,14 @@ static void realternate(char *p, int n)
 		      "mprotect(restore)");
 }
 
-/* The window of the pool used for repetition r: spread the calls out. */
-static char *window(int r)
+/*
+ * The part of the pool every repetition works on: always the same, in the
+ * middle of it, so that each repetition finds the same VMA tree and page
+ * table shapes and the samples do not depend on where they ran.
+ */
+static char *window(void)
 {
-	int slots = POOL_PAGES / MAX_VMAS;
-
-	return pool + (long)(r % slots) * MAX_VMAS * ps;
+	return pool + (POOL_PAGES / 2 / MAX_VMAS) * MAX_VMAS * ps;
 }
 
 static void bench_syscalls(void)
@@ -130,39 +136,54 @@ static void bench_syscalls(void)
 
 		/* munmap of n VMAs; mapped again, untimed. */
 		for (int r = 0; r < reps; r++) {
-			char *p = window(r);
-			long long t = now_ns();
-			int ret = munmap(p, n * ps);
+			char *p = window();
 
-			v[r] = now_ns() - t;
-			CHECK(!ret, "munmap");
-			for (int i = 0; i < n; i++)
-				make_vma(p + i * ps, i);
+			v[r] = 0;
+			for (int b = 0; b < BATCH; b++) {
+				long long t = now_ns();
+				int ret = munmap(p, n * ps);
+
+				v[r] += now_ns() - t;
+				CHECK(!ret, "munmap");
+				for (int i = 0; i < n; i++)
+					make_vma(p + i * ps, i);
+			}
+			v[r] /= BATCH;
 		}
 		report("syscall", "munmap", n, v);
 
 		/* mprotect of n VMAs to read-only (they merge); restored untimed. */
 		for (int r = 0; r < reps; r++) {
-			char *p = window(r);
-			long long t = now_ns();
-			int ret = mprotect(p, n * ps, PROT_READ);
+			char *p = window();
 
-			v[r] = now_ns() - t;
-			CHECK(!ret, "mprotect");
-			realternate(p, n);
+			v[r] = 0;
+			for (int b = 0; b < BATCH; b++) {
+				long long t = now_ns();
+				int ret = mprotect(p, n * ps, PROT_READ);
+
+				v[r] += now_ns() - t;
+				CHECK(!ret, "mprotect");
+				realternate(p, n);
+			}
+			v[r] /= BATCH;
 		}
 		report("syscall", "mprotect", n, v);
 
 		/* madvise(MADV_DONTNEED) of n VMAs; pages touched again, untimed. */
 		for (int r = 0; r < reps; r++) {
-			char *p = window(r);
-			long long t = now_ns();
-			int ret = madvise(p, n * ps, MADV_DONTNEED);
+			char *p = window();
 
-			v[r] = now_ns() - t;
-			CHECK(!ret, "madvise");
-			for (int i = 0; i < n; i++)
-				(void)*(volatile char *)(p + i * ps);
+			v[r] = 0;
+			for (int b = 0; b < BATCH; b++) {
+				long long t = now_ns();
+				int ret = madvise(p, n * ps, MADV_DONTNEED);
+
+				v[r] += now_ns() - t;
+				CHECK(!ret, "madvise");
+				for (int i = 0; i < n; i++)
+					(void)*(volatile char *)(p + i * ps);
+			}
+			v[r] /= BATCH;
 		}
 		report("syscall", "madvise", n, v);
 
@@ -172,21 +193,28 @@ static void bench_syscalls(void)
 		 * batch; they are moved back untimed.
 		 */
 		for (int r = 0; r < reps; r++) {
-			char *p = window(r);
-			char *dst = mmap(NULL, MAX_VMAS * ps, PROT_NONE,
-					 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			long long t;
+			char *p = window();
 
-			CHECK(dst != MAP_FAILED, "mmap(dst)");
-			CHECK(!munmap(dst, MAX_VMAS * ps), "munmap(dst)");
-			t = now_ns();
-			for (int i = 0; i < n; i++)
-				CHECK(mremap(p + i * ps, ps, ps, MREMAP_MAYMOVE | MREMAP_FIXED,
-					     dst + i * ps) == dst + i * ps, "mremap");
-			v[r] = now_ns() - t;
-			for (int i = 0; i < n; i++)
-				CHECK(mremap(dst + i * ps, ps, ps, MREMAP_MAYMOVE | MREMAP_FIXED,
-					     p + i * ps) == p + i * ps, "mremap(back)");
+			v[r] = 0;
+			for (int b = 0; b < BATCH; b++) {
+				char *dst = mmap(NULL, MAX_VMAS * ps, PROT_NONE,
+						 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+				long long t;
+
+				CHECK(dst != MAP_FAILED, "mmap(dst)");
+				CHECK(!munmap(dst, MAX_VMAS * ps), "munmap(dst)");
+				t = now_ns();
+				for (int i = 0; i < n; i++)
+					CHECK(mremap(p + i * ps, ps, ps,
+						     MREMAP_MAYMOVE | MREMAP_FIXED,
+						     dst + i * ps) == dst + i * ps, "mremap");
+				v[r] += now_ns() - t;
+				for (int i = 0; i < n; i++)
+					CHECK(mremap(dst + i * ps, ps, ps,
+						     MREMAP_MAYMOVE | MREMAP_FIXED,
+						     p + i * ps) == p + i * ps, "mremap(back)");
+			}
+			v[r] /= BATCH;
 		}
 		report("syscall", "mremap", n, v);
 	}
