@@ -12,7 +12,7 @@ import datetime
 import re
 import sys
 
-LINE = re.compile(r'^\s*BENCH (\S+) (\S+) (\S+) (\d+) (\d+)\s*$')
+LINE = re.compile(r'^\s*BENCH (\S+) (\S+) (\S+) (\d+) (\d+) (\d+)\s*$')
 
 
 def load(path):
@@ -21,8 +21,8 @@ def load(path):
         for line in f:
             m = LINE.match(line.replace('\r', ''))
             if m:
-                table, state, call, n, ns = m.groups()
-                rows[(table, state, call, int(n))] = int(ns)
+                table, state, call, n, med, mean = m.groups()
+                rows[(table, state, call, int(n))] = (int(med), int(mean))
     return rows
 
 
@@ -48,7 +48,8 @@ def main():
         sys.exit('bench-report: no BENCH lines in %s' % (a.base if not base else a.patched))
 
     out = []
-    csv = ['table,state,call,n,t_base_ns,t_patched_ns,delta_ns,percent']
+    csv = ['table,state,call,n,t_base_ns,t_patched_ns,delta_ns,percent,'
+           'mean_base_ns,mean_patched_ns,mean_percent']
     p = out.append
     p('## %s: mseal' % a.arch)
     p('')
@@ -64,10 +65,11 @@ def main():
                                    'first (the ranges timed are not sealed)')):
         p('### Per-call cost, %s' % what)
         p('')
-        p('Median time of one call over a range of `vmas` one-page VMAs, in '
-          'nanoseconds of %s. `t` is the unpatched kernel, `t_patched` the series, '
-          '`delta` = t_patched - t, `per_vma` = delta / vmas, `%%` = 100 * delta / t: '
-          '**a positive percentage means the patched kernel is slower**. mremap moves '
+        p('Time of one call over a range of `vmas` one-page VMAs, in '
+          'nanoseconds of %s: the median of 101 samples, each the mean of 8 calls. '
+          '`t` is the unpatched kernel, `t_patched` the series, '
+          '`delta` = t_patched - t, `per_vma` = delta / vmas, `%%` = 100 * delta / t. '
+          '**A positive percentage means the patched kernel is slower**. mremap moves '
           'one VMA per call, so its row times `vmas` calls.' % a.clock)
         p('')
         p('| syscall | vmas | t | t_patched | delta | per_vma | % |')
@@ -77,17 +79,18 @@ def main():
                 k = ('syscall', state, call, n)
                 if k not in base or k not in patched:
                     continue
-                t, tp = base[k], patched[k]
+                (t, mt), (tp, mtp) = base[k], patched[k]
                 name = 'madvise(DONTNEED)' if call == 'madvise' else call
                 p('| %s | %d | %d | %d | %+d | %+.1f | %+.2f%% |'
                   % (name, n, t, tp, tp - t, (tp - t) / n, pct(tp, t)))
-                csv.append('syscall,%s,%s,%d,%d,%d,%d,%.3f' % (state, call, n, t, tp, tp - t, pct(tp, t)))
+                csv.append('syscall,%s,%s,%d,%d,%d,%d,%.3f,%d,%d,%.3f'
+                           % (state, call, n, t, tp, tp - t, pct(tp, t), mt, mtp, pct(mtp, mt)))
         p('')
 
     p('### Page moves (stress-ng pagemove style)')
     p('')
     p('A 256-page region walked page by page, each page moved away and back with '
-      'mremap(MREMAP_MAYMOVE|MREMAP_FIXED): 512 remaps per sample, median of the samples. '
+      'mremap(MREMAP_MAYMOVE|MREMAP_FIXED): 512 remaps per sample, median of 101 samples. '
       '`page_remaps_per_sec` counts remaps per second of %s (higher is better); '
       '`%%` = 100 * (t_patched - t) / t of the time per sample: **positive means the '
       'patched kernel is slower**.' % a.clock)
@@ -97,11 +100,12 @@ def main():
     for state in ('noseal', 'sealed'):
         k = ('pagemove', state, 'mremap_page', 512)
         if k in base and k in patched:
-            t, tp = base[k], patched[k]
+            (t, mt), (tp, mtp) = base[k], patched[k]
             p('| %s | %d | %d | %.0f | %.0f | %+.2f%% |'
               % ('no seals' if state == 'noseal' else 'seals elsewhere', t, tp,
                  512e9 / t, 512e9 / tp, pct(tp, t)))
-            csv.append('pagemove,%s,mremap_page,512,%d,%d,%d,%.3f' % (state, t, tp, tp - t, pct(tp, t)))
+            csv.append('pagemove,%s,mremap_page,512,%d,%d,%d,%.3f,%d,%d,%.3f'
+                       % (state, t, tp, tp - t, pct(tp, t), mt, mtp, pct(mtp, mt)))
     p('')
 
     p('### The cost of sealing')
@@ -115,8 +119,9 @@ def main():
     for n in (1, 2, 4, 8, 16, 32):
         k = ('mseal', 'noseal', 'mseal', n)
         if k in patched:
-            p('| %d | %d | %.0f |' % (n, patched[k], patched[k] / n))
-            csv.append('mseal,noseal,mseal,%d,,%d,,' % (n, patched[k]))
+            t = patched[k][0]
+            p('| %d | %d | %.0f |' % (n, t, t / n))
+            csv.append('mseal,noseal,mseal,%d,,%d,,,,,' % (n, t))
     p('')
 
     text = '\n'.join(out)

@@ -14,7 +14,7 @@
  * guest instruction, so "ns" here is instruction time, not wall time.
  *
  * Output, one line per row:
- *   BENCH <table> <state> <call> <vmas> <median_ns>
+ *   BENCH <table> <state> <call> <vmas> <median_ns> <mean_ns>
  * state is "noseal" (the process has never sealed anything) or "sealed"
  * (it sealed its own read-only ELF segments first, as a hardened dynamic
  * linker would; the ranges benchmarked are never sealed).
@@ -77,7 +77,12 @@ static long long median(long long *v, int n)
 
 static void report(const char *table, const char *call, int vmas, long long *v)
 {
-	printf("BENCH %s %s %s %d %lld\n", table, state, call, vmas, median(v, reps));
+	long long sum = 0;
+
+	for (int i = 0; i < reps; i++)
+		sum += v[i];
+	printf("BENCH %s %s %s %d %lld %lld\n", table, state, call, vmas,
+	       median(v, reps), sum / reps);
 	fflush(stdout);
 }
 
