@@ -74,4 +74,11 @@ python3 "$ROOT/scripts/bench-report.py" --arch "$arch" --clock "$clock" \
 	--qemu "$($QEMU --version | head -1)" \
 	--csv "$bdir/$arch.csv" --md "$bdir/$arch.md" \
 	"$bdir/$arch-base.log" "$bdir/$arch-patched.log"
-info "make bench $arch: $(( $(date +%s) - start )) s; tables in build/bench/$arch.md"
+# bench/RESULTS.md: the preface and the latest tables of each architecture.
+{
+	cat "$ROOT/bench/preface.md"
+	for a in x86_64 arm64; do
+		[ -f "$bdir/$a.md" ] && { cat "$bdir/$a.md"; echo; }
+	done
+} > "$ROOT/bench/RESULTS.md"
+info "make bench $arch: $(( $(date +%s) - start )) s; tables in build/bench/$arch.md and bench/RESULTS.md"
