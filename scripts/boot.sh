@@ -34,7 +34,11 @@ x86_64) machine=(-M pc -cpu max) ;;
 arm64) machine=(-M virt -cpu max) ;;
 esac
 accel=(-accel tcg)
-[ $icount = 1 ] && accel=(-accel tcg -icount shift=0,sleep=off)
+# -seed: RDRAND and other guest randomness from a fixed seed, so that a
+# boot under -icount repeats instruction for instruction;
+# -rtc clock=vm: the RTC follows the guest clock, not the host's.
+[ $icount = 1 ] && accel=(-accel tcg -icount shift=0,sleep=off -seed 1
+	-rtc base=2026-01-01T00:00:00,clock=vm)
 [ "${accel_kvm:-0}" = 1 ] && accel=(-accel kvm) machine[3]=host
 
 mkdir -p "$BUILD/logs"
