@@ -175,7 +175,7 @@ static ssize_t relay(int fd, char *pending, size_t *plen)
 static int open_channel(int *rd, int *wr)
 {
 	struct termios tio;
-	int m, s;
+	int m, s, p[2];
 
 	m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (m >= 0 && !grantpt(m) && !unlockpt(m)) {
@@ -192,14 +192,10 @@ static int open_channel(int *rd, int *wr)
 	}
 	if (m >= 0)
 		close(m);
-	{
-		int p[2];
-
-		if (pipe2(p, O_CLOEXEC))
-			return -1;
-		*rd = p[0];
-		*wr = p[1];
-	}
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	*rd = p[0];
+	*wr = p[1];
 	return 0;
 }
 

@@ -12,7 +12,7 @@ set -uo pipefail
 [ $# -ge 2 ] || die "usage: $0 ARCH KOUT [options]"
 arch=$1 kout=$(realpath "$2")
 shift 2
-icount=0 limit=${BOOT_TIMEOUT:-1500} tag=test append= initrd=$kout/initramfs.cpio
+icount=0 kvm=0 limit=${BOOT_TIMEOUT:-1500} tag=test append= initrd=$kout/initramfs.cpio
 while [ $# -gt 0 ]; do
 	case $1 in
 	--icount) icount=1 ;;
@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
 	--name) tag=$2; shift ;;
 	--append) append=$2; shift ;;
 	--initrd) initrd=$(realpath "$2"); shift ;;
-	--kvm) accel_kvm=1 ;;
+	--kvm) kvm=1 ;;
 	*) die "unknown option $1" ;;
 	esac
 	shift
@@ -39,7 +39,7 @@ accel=(-accel tcg)
 # -rtc clock=vm: the RTC follows the guest clock, not the host's.
 [ $icount = 1 ] && accel=(-accel tcg -icount shift=0,sleep=off -seed 1
 	-rtc base=2026-01-01T00:00:00,clock=vm)
-[ "${accel_kvm:-0}" = 1 ] && accel=(-accel kvm) machine[3]=host
+[ $kvm = 1 ] && accel=(-accel kvm) machine[3]=host
 
 mkdir -p "$BUILD/logs"
 log=$BUILD/logs/$arch-$tag-$(date +%Y%m%d-%H%M%S).log

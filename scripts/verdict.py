@@ -44,9 +44,8 @@ PROBLEMS = [
     (r'INFO: (possible|inconsistent|suspicious|trying to register)', 'lockdep report'),
     (r'(possible circular locking|possible recursive locking|inconsistent lock state)',
      'lockdep report'),
-    (r'=+\s*$\n?', None),   # separator lines: context only
 ]
-PROBLEM_RES = [(re.compile(r'^' + TIMESTAMP + p), what) for p, what in PROBLEMS if what]
+PROBLEM_RES = [(re.compile(r'^' + TIMESTAMP + p), what) for p, what in PROBLEMS]
 
 
 def call_trace(lines, start):

@@ -138,6 +138,38 @@ static char *window(void)
 	return pool + (POOL_PAGES / 2 / MAX_VMAS) * MAX_VMAS * ps;
 }
 
+/*
+ * The calls timed over n VMAs of the window, and how each puts the window
+ * back, untimed: munmap maps the VMAs again, mprotect (to read-only, which
+ * merges them) restores the alternating protections, and
+ * madvise(MADV_DONTNEED) faults the pages back in.
+ */
+static int do_munmap(char *p, int n) { return munmap(p, n * ps); }
+static int do_mprotect(char *p, int n) { return mprotect(p, n * ps, PROT_READ); }
+static int do_madvise(char *p, int n) { return madvise(p, n * ps, MADV_DONTNEED); }
+
+static void remap(char *p, int n)
+{
+	for (int i = 0; i < n; i++)
+		make_vma(p + i * ps, i);
+}
+
+static void touch(char *p, int n)
+{
+	for (int i = 0; i < n; i++)
+		(void)*(volatile char *)(p + i * ps);
+}
+
+static const struct op {
+	const char *name;
+	int (*call)(char *p, int n);
+	void (*restore)(char *p, int n);
+} ops[] = {
+	{ "munmap", do_munmap, remap },
+	{ "mprotect", do_mprotect, realternate },
+	{ "madvise", do_madvise, touch },
+};
+
 static void bench_syscalls(void)
 {
 	long long *v = calloc(reps, sizeof(*v));
@@ -146,58 +178,23 @@ static void bench_syscalls(void)
 	for (unsigned int s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		int n = sizes[s];
 
-		/* munmap of n VMAs; mapped again, untimed. */
-		for (int r = 0; r < reps; r++) {
-			char *p = window();
+		for (unsigned int o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+			for (int r = 0; r < reps; r++) {
+				char *p = window();
 
-			v[r] = 0;
-			for (int b = 0; b < BATCH; b++) {
-				long long t = now_ns();
-				int ret = munmap(p, n * ps);
+				v[r] = 0;
+				for (int b = 0; b < BATCH; b++) {
+					long long t = now_ns();
+					int ret = ops[o].call(p, n);
 
-				v[r] += now_ns() - t;
-				CHECK(!ret, "munmap");
-				for (int i = 0; i < n; i++)
-					make_vma(p + i * ps, i);
+					v[r] += now_ns() - t;
+					CHECK(!ret, ops[o].name);
+					ops[o].restore(p, n);
+				}
+				v[r] /= BATCH;
 			}
-			v[r] /= BATCH;
+			report("syscall", ops[o].name, n, v);
 		}
-		report("syscall", "munmap", n, v);
-
-		/* mprotect of n VMAs to read-only (they merge); restored untimed. */
-		for (int r = 0; r < reps; r++) {
-			char *p = window();
-
-			v[r] = 0;
-			for (int b = 0; b < BATCH; b++) {
-				long long t = now_ns();
-				int ret = mprotect(p, n * ps, PROT_READ);
-
-				v[r] += now_ns() - t;
-				CHECK(!ret, "mprotect");
-				realternate(p, n);
-			}
-			v[r] /= BATCH;
-		}
-		report("syscall", "mprotect", n, v);
-
-		/* madvise(MADV_DONTNEED) of n VMAs; pages touched again, untimed. */
-		for (int r = 0; r < reps; r++) {
-			char *p = window();
-
-			v[r] = 0;
-			for (int b = 0; b < BATCH; b++) {
-				long long t = now_ns();
-				int ret = madvise(p, n * ps, MADV_DONTNEED);
-
-				v[r] += now_ns() - t;
-				CHECK(!ret, "madvise");
-				for (int i = 0; i < n; i++)
-					(void)*(volatile char *)(p + i * ps);
-			}
-			v[r] /= BATCH;
-		}
-		report("syscall", "madvise", n, v);
 
 		/*
 		 * mremap moves one VMA per call: n calls move n one-page VMAs
