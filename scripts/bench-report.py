@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Turn the consoles of two benchmark boots (base, patched) into tables.
 
-Reads the "BENCH <table> <state> <call> <n> <median_ns>" lines that the
+Reads the "BENCH <table> <state> <call> <n> <figure_ns> <median_ns>" lines
+(guest/bench/mseal_bench.c says what the figure is for each table) that the
 guest benchmark programs print and writes Markdown (stdout and --md) and
 CSV (--csv).  Every table opens with a sentence that says what its numbers
 are.
@@ -13,21 +14,82 @@ import re
 import sys
 
 LINE = re.compile(r'^\s*BENCH (\S+) (\S+) (\S+) (\d+) (\d+) (\d+)\s*$')
+FRAG = re.compile(r'^\s*BENCHFRAG (\d+) (\d+) (-?\d+) (-?\d+) (-?\d+)\s*$')
 
 
 def load(path):
     rows = {}
     with open(path, errors='replace') as f:
         for line in f:
+            f_ = FRAG.match(line.replace('\r', ''))
+            if f_:
+                files, pages, d4, d2, d1 = map(int, f_.groups())
+                rows[('frag', files, pages)] = (d4, d2, d1)
+                continue
             m = LINE.match(line.replace('\r', ''))
             if m:
-                table, state, call, n, med, mean = m.groups()
-                rows[(table, state, call, int(n))] = (int(med), int(mean))
+                table, state, call, n, fig, med = m.groups()
+                rows[(table, state, call, int(n))] = (int(fig), int(med))
     return rows
 
 
 def pct(new, old):
     return 100.0 * (new - old) / old if old else float('nan')
+
+
+def secretmem_tables(a, base, patched, p, csv):
+    frag = sorted(k for k in patched if k[0] == 'frag')
+    if not frag:
+        return
+    p('## %s: memfd_secret' % a.arch)
+    p('')
+    p('Base: the unpatched kernel, where every secret page leaves the direct map on its '
+      'own. Patched: secret pages come from the pool of 2 MiB blocks '
+      '(CONFIG_SECRETMEM_POOL=y).')
+    p('')
+    p('### Direct-map fragmentation')
+    p('')
+    p('`files` processes each fault `pages` pages of their own memfd_secret file, with '
+      '2 MiB + 4 KiB of other memory allocated before each file so that, without a pool, '
+      'the secret pages land in different 2 MiB blocks. Figures are the change of the '
+      'DirectMap4k, DirectMap2M and DirectMap1G lines of /proc/meminfo, in kB, while all '
+      'files hold their pages, compared with just before the row. Growth of DirectMap4k is '
+      'the fragmentation: 2 MiB entries split into 4 KiB ones. Rows ran in this order in '
+      'one boot; on the base kernel splits are permanent, so a later row may reuse entries '
+      'an earlier one split and grow less than it would on its own.%s'
+      % ('' if any(k[0] == 'frag' for k in base) else
+         ' (The base kernel printed no rows: memfd_secret() was unavailable.)'))
+    p('')
+    p('| files x pages | DirectMap4k base | patched | DirectMap2M base | patched '
+      '| DirectMap1G base | patched |')
+    p('|---|---:|---:|---:|---:|---:|---:|')
+    for k in frag:
+        b = base.get(k, (0, 0, 0))
+        q = patched[k]
+        p('| %d x %d | %+d | %+d | %+d | %+d | %+d | %+d |'
+          % (k[1], k[2], b[0], q[0], b[1], q[1], b[2], q[2]))
+        csv.append('frag,%d,%d,,%d,%d,%d,%d,%d,%d'
+                   % (k[1], k[2], b[0], q[0], b[1], q[1], b[2], q[2]))
+    p('')
+    p('### Cost of a secret page')
+    p('')
+    p('One process maps a 64-page memfd_secret file and touches each page once: '
+      '`fault_per_page` is the mean time of one such page fault, `cycle_per_page` the '
+      'time of memfd_secret + ftruncate + mmap + 64 faults + munmap + close divided by 64; '
+      'medians of 21 files, in nanoseconds of %s. The pool zeroes reused pages in a work '
+      'item after close, which the program lets run between samples (20 ms sleep), '
+      'so that cost is in neither figure. **A positive percentage means the patched '
+      'kernel is slower**.' % a.clock)
+    p('')
+    p('| what | t | t_patched | delta | % |')
+    p('|---|---:|---:|---:|---:|')
+    for what in ('fault_per_page', 'cycle_per_page'):
+        k = ('secretmem', 'all', what, 64)
+        if k in base and k in patched:
+            t, tp = base[k][0], patched[k][0]
+            p('| %s | %d | %d | %+d | %+.2f%% |' % (what, t, tp, tp - t, pct(tp, t)))
+            csv.append('secretmem,all,%s,64,%d,%d,%d,%.3f,,,' % (what, t, tp, tp - t, pct(tp, t)))
+    p('')
 
 
 def main():
@@ -49,7 +111,7 @@ def main():
 
     out = []
     csv = ['table,state,call,n,t_base_ns,t_patched_ns,delta_ns,percent,'
-           'mean_base_ns,mean_patched_ns,mean_percent']
+           'median_base_ns,median_patched_ns,median_percent']
     p = out.append
     p('## %s: mseal' % a.arch)
     p('')
@@ -66,14 +128,20 @@ def main():
         p('### Per-call cost, %s' % what)
         p('')
         p('Time of one call over a range of `vmas` one-page VMAs, in '
-          'nanoseconds of %s: the median of 101 samples, each the mean of 8 calls. '
+          'nanoseconds of %s: the fastest of 808 calls (101 samples of 8), that is '
+          'the cost of the call\'s own code path without the periodic kernel work '
+          '(timer ticks, RCU callbacks, per-CPU list refills) that lands in some calls. '
+          'mremap moves one VMA per call, so its row is the sum of `vmas` moves, each '
+          'the fastest of 101. '
           '`t` is the unpatched kernel, `t_patched` the series, '
           '`delta` = t_patched - t, `per_vma` = delta / vmas, `%%` = 100 * delta / t. '
-          '**A positive percentage means the patched kernel is slower**. mremap moves '
-          'one VMA per call, so its row times `vmas` calls.' % a.clock)
+          '**A positive percentage means the patched kernel is slower**. `median %%`: '
+          'the same comparison for the median of 101 samples, each the mean of 8 calls '
+          '(mremap: of one batch), which includes that periodic work and therefore '
+          'moves with where it lands.' % a.clock)
         p('')
-        p('| syscall | vmas | t | t_patched | delta | per_vma | % |')
-        p('|---|---:|---:|---:|---:|---:|---:|')
+        p('| syscall | vmas | t | t_patched | delta | per_vma | % | median % |')
+        p('|---|---:|---:|---:|---:|---:|---:|---:|')
         for call in ('munmap', 'mprotect', 'madvise', 'mremap'):
             for n in (1, 2, 4, 8, 16, 32):
                 k = ('syscall', state, call, n)
@@ -81,8 +149,8 @@ def main():
                     continue
                 (t, mt), (tp, mtp) = base[k], patched[k]
                 name = 'madvise(DONTNEED)' if call == 'madvise' else call
-                p('| %s | %d | %d | %d | %+d | %+.1f | %+.2f%% |'
-                  % (name, n, t, tp, tp - t, (tp - t) / n, pct(tp, t)))
+                p('| %s | %d | %d | %d | %+d | %+.1f | %+.2f%% | %+.2f%% |'
+                  % (name, n, t, tp, tp - t, (tp - t) / n, pct(tp, t), pct(mtp, mt)))
                 csv.append('syscall,%s,%s,%d,%d,%d,%d,%.3f,%d,%d,%.3f'
                            % (state, call, n, t, tp, tp - t, pct(tp, t), mt, mtp, pct(mtp, mt)))
         p('')
@@ -123,6 +191,8 @@ def main():
             p('| %d | %d | %.0f |' % (n, t, t / n))
             csv.append('mseal,noseal,mseal,%d,,%d,,,,,' % (n, t))
     p('')
+
+    secretmem_tables(a, base, patched, p, csv)
 
     text = '\n'.join(out)
     print(text)

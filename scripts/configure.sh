@@ -5,7 +5,8 @@
 #
 # Usage: configure.sh ARCH VARIANT KIND OUTDIR [SRCDIR]
 #   VARIANT  test (debug checks, KUnit) or bench (no debug)
-#   KIND     patched (adds configs/series*.config), base, or bisect (like
+#   KIND     patched (adds configs/series*.config; series-test.config and
+#            series-ARCH.config for test kernels only), base, or bisect (like
 #            patched, but series options that Kconfig lacks are not errors)
 # .config in OUTDIR is only replaced when its content changes, so an
 # unchanged configuration never triggers a rebuild.
@@ -29,8 +30,11 @@ patched | bisect)
 	series=("$ROOT/configs/series.config")
 	# Per-arch extras are for test kernels: benchmarks compare the
 	# series' defaults with the base.
-	[ "$variant" = test ] && [ -f "$ROOT/configs/series-$arch.config" ] &&
-		series+=("$ROOT/configs/series-$arch.config")
+	if [ "$variant" = test ]; then
+		series+=("$ROOT/configs/series-test.config")
+		[ -f "$ROOT/configs/series-$arch.config" ] &&
+			series+=("$ROOT/configs/series-$arch.config")
+	fi
 	frags+=("${series[@]}")
 	# A commit in the middle of the series (bisect) may not have an
 	# option yet: only the finished series is held to series.config.
