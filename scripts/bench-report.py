@@ -5,7 +5,8 @@
 Reads the "BENCH <table> <state> <call> <n> <figure_ns> <median_ns>" lines
 (guest/bench/mseal_bench.c says what the figure is for each table) that the
 guest benchmark programs print and writes Markdown (stdout and --md) and
-CSV (--csv).  Every table opens with a sentence that says what its numbers
+CSV (--csv; the fragmentation table, whose columns differ, goes to the same
+name with -frag.csv).  Every table opens with a sentence that says what its numbers
 are.
 """
 import argparse
@@ -37,8 +38,8 @@ def pct(new, old):
     return 100.0 * (new - old) / old if old else float('nan')
 
 
-def secretmem_tables(a, base, patched, p, csv):
-    frag = sorted(k for k in patched if k[0] == 'frag')
+def secretmem_tables(a, base, patched, p, csv, frag_csv):
+    frag = [k for k in patched if k[0] == 'frag']  # in the order they ran
     if not frag:
         return
     p('## %s: memfd_secret' % a.arch)
@@ -68,8 +69,8 @@ def secretmem_tables(a, base, patched, p, csv):
         q = patched[k]
         p('| %d x %d | %+d | %+d | %+d | %+d | %+d | %+d |'
           % (k[1], k[2], b[0], q[0], b[1], q[1], b[2], q[2]))
-        csv.append('frag,%d,%d,,%d,%d,%d,%d,%d,%d'
-                   % (k[1], k[2], b[0], q[0], b[1], q[1], b[2], q[2]))
+        frag_csv.append('%d,%d,%d,%d,%d,%d,%d,%d'
+                        % (k[1], k[2], b[0], q[0], b[1], q[1], b[2], q[2]))
     p('')
     p('### Cost of a secret page')
     p('')
@@ -192,7 +193,10 @@ def main():
             csv.append('mseal,noseal,mseal,%d,,%d,,,,,' % (n, t))
     p('')
 
-    secretmem_tables(a, base, patched, p, csv)
+    frag_csv = ['files,pages,directmap4k_base_kb,directmap4k_patched_kb,'
+                'directmap2m_base_kb,directmap2m_patched_kb,'
+                'directmap1g_base_kb,directmap1g_patched_kb']
+    secretmem_tables(a, base, patched, p, csv, frag_csv)
 
     text = '\n'.join(out)
     print(text)
@@ -202,6 +206,9 @@ def main():
     if a.csv:
         with open(a.csv, 'w') as f:
             f.write('\n'.join(csv) + '\n')
+        if len(frag_csv) > 1:
+            with open(re.sub(r'\.csv$', '', a.csv) + '-frag.csv', 'w') as f:
+                f.write('\n'.join(frag_csv) + '\n')
 
 
 if __name__ == '__main__':

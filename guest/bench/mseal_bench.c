@@ -38,6 +38,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#define BENCH_NAME "mseal_bench"
+#include "bench.h"
+
 #ifndef __NR_mseal
 #define __NR_mseal 462
 #endif
@@ -57,35 +60,6 @@ static long ps;
 static int reps = 101;
 static const char *state = "noseal";
 static const int sizes[] = { 1, 2, 4, 8, 16, 32 };
-
-#define CHECK(cond, what) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "mseal_bench: %s failed at line %d: %s\n",	\
-			what, __LINE__, strerror(errno));		\
-		exit(1);						\
-	}								\
-} while (0)
-
-static inline long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int cmp_ll(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static long long median(long long *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_ll);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static void report(const char *table, const char *call, int vmas,
 		   long long figure, long long med)

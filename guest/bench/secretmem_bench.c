@@ -37,6 +37,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#define BENCH_NAME "secretmem_bench"
+#include "bench.h"
+
 #ifndef __NR_memfd_secret
 #define __NR_memfd_secret 447
 #endif
@@ -46,35 +49,6 @@
 
 static long ps;
 static int reps = 21;
-
-#define CHECK(cond, what) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "secretmem_bench: %s failed at line %d: %s\n", \
-			what, __LINE__, strerror(errno));		\
-		exit(1);						\
-	}								\
-} while (0)
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int cmp_ll(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static long long median(long long *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_ll);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* DirectMap4k, 2M, 1G in kB; 0 where the line is missing. */
 static void direct_map(long long dm[3])
