@@ -40,7 +40,7 @@ def pct(new, old):
 
 def secretmem_tables(a, base, patched, p, csv, frag_csv):
     frag = [k for k in patched if k[0] == 'frag']  # in the order they ran
-    if not frag:
+    if not frag and not any(k[0] == 'secretmem' for k in patched):
         return
     p('## %s: memfd_secret' % a.arch)
     p('')
@@ -50,28 +50,34 @@ def secretmem_tables(a, base, patched, p, csv, frag_csv):
     p('')
     p('### Direct-map fragmentation')
     p('')
-    p('`files` processes each fault `pages` pages of their own memfd_secret file, with '
-      '2 MiB + 4 KiB of other memory allocated before each file so that, without a pool, '
-      'the secret pages land in different 2 MiB blocks. Figures are the change of the '
-      'DirectMap4k, DirectMap2M and DirectMap1G lines of /proc/meminfo, in kB, while all '
-      'files hold their pages, compared with just before the row. Growth of DirectMap4k is '
-      'the fragmentation: 2 MiB entries split into 4 KiB ones. Rows ran in this order in '
-      'one boot; on the base kernel splits are permanent, so a later row may reuse entries '
-      'an earlier one split and grow less than it would on its own.%s'
-      % ('' if any(k[0] == 'frag' for k in base) else
-         ' (The base kernel printed no rows: memfd_secret() was unavailable.)'))
-    p('')
-    p('| files x pages | DirectMap4k base | patched | DirectMap2M base | patched '
-      '| DirectMap1G base | patched |')
-    p('|---|---:|---:|---:|---:|---:|---:|')
-    for k in frag:
-        b = base.get(k, (0, 0, 0))
-        q = patched[k]
-        p('| %d x %d | %+d | %+d | %+d | %+d | %+d | %+d |'
-          % (k[1], k[2], b[0], q[0], b[1], q[1], b[2], q[2]))
-        frag_csv.append('%d,%d,%d,%d,%d,%d,%d,%d'
-                        % (k[1], k[2], b[0], q[0], b[1], q[1], b[2], q[2]))
-    p('')
+    if not frag:
+        p('Not measured: this architecture reports no DirectMap lines in /proc/meminfo '
+          '(the arm64 linear map is page granular whenever memfd_secret is available, '
+          'so there is nothing to split).')
+        p('')
+    else:
+        p('`files` processes each fault `pages` pages of their own memfd_secret file, with '
+          '2 MiB + 4 KiB of other memory allocated before each file so that, without a '
+          'pool, the secret pages land in different 2 MiB blocks. Figures are the change of '
+          'the DirectMap4k, DirectMap2M and DirectMap1G lines of /proc/meminfo, in kB, while '
+          'all files hold their pages, compared with just before the row. Growth of '
+          'DirectMap4k is the fragmentation: 2 MiB entries split into 4 KiB ones. Rows ran '
+          'in this order in one boot; on the base kernel splits are permanent, so a later '
+          'row may reuse entries an earlier one split and grow less than it would on its '
+          'own.%s' % ('' if any(k[0] == 'frag' for k in base) else
+                      ' (The base kernel printed no rows: memfd_secret() was unavailable.)'))
+        p('')
+        p('| files x pages | DirectMap4k base | patched | DirectMap2M base | patched '
+          '| DirectMap1G base | patched |')
+        p('|---|---:|---:|---:|---:|---:|---:|')
+        for k in frag:
+            b = base.get(k, (0, 0, 0))
+            q = patched[k]
+            p('| %d x %d | %+d | %+d | %+d | %+d | %+d | %+d |'
+              % (k[1], k[2], b[0], q[0], b[1], q[1], b[2], q[2]))
+            frag_csv.append('%d,%d,%d,%d,%d,%d,%d,%d'
+                            % (k[1], k[2], b[0], q[0], b[1], q[1], b[2], q[2]))
+        p('')
     p('### Cost of a secret page')
     p('')
     p('One process maps a 64-page memfd_secret file and touches each page once: '

@@ -50,7 +50,7 @@
 static long ps;
 static int reps = 21;
 
-/* DirectMap4k, 2M, 1G in kB; 0 where the line is missing. */
+/* DirectMap4k, 2M, 1G in kB; -1 where the line is missing. */
 static void direct_map(long long dm[3])
 {
 	static const char *const key[3] = { "DirectMap4k:", "DirectMap2M:", "DirectMap1G:" };
@@ -58,7 +58,7 @@ static void direct_map(long long dm[3])
 	char line[256];
 
 	CHECK(f, "fopen(/proc/meminfo)");
-	dm[0] = dm[1] = dm[2] = 0;
+	dm[0] = dm[1] = dm[2] = -1;
 	while (fgets(line, sizeof(line), f))
 		for (int i = 0; i < 3; i++)
 			if (!strncmp(line, key[i], strlen(key[i])))
@@ -170,6 +170,7 @@ int main(int argc, char **argv)
 		{ 1, 1 }, { 8, 1 }, { 64, 1 }, { 512, 1 }, { 8, 64 },
 	};
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	long long dm[3];
 	int fd;
 
 	ps = sysconf(_SC_PAGESIZE);
@@ -187,6 +188,12 @@ int main(int argc, char **argv)
 	CHECK(!setrlimit(RLIMIT_MEMLOCK, &rl), "setrlimit(RLIMIT_MEMLOCK)");
 
 	fault_cost();
+	direct_map(dm);
+	if (dm[0] < 0) {
+		/* arm64 does not report them. */
+		printf("# no DirectMap lines in /proc/meminfo: no fragmentation rows\n");
+		return 0;
+	}
 	for (unsigned int i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		frag_row(rows[i].files, rows[i].pages);
 	return 0;
