@@ -4,12 +4,14 @@
 ARCH ?= x86_64
 
 
-.PHONY: run test bench bisect-check check tree export check-exported deps clean distclean help
+.PHONY: run test bench insn-trace bisect-check check tree export check-exported deps clean distclean help
 
 help:
 	@echo "make run [ARCH=x86_64|arm64]   build, boot and test one architecture"
 	@echo "make test                      everything CI checks (host checks, both arches)"
 	@echo "make bench [ARCH=...] [ACCEL=kvm] overhead tables, base against patched"
+	@echo "make insn-trace ARCH=... CALL=madvise VMAS=32 [STATE=sealed]"
+	@echo "                               per-function instructions of one call, base against patched"
 	@echo "make bisect-check [ARCH=...]   build and boot every patch of the series on its own"
 	@echo "make tree [FORCE=1]            create/refresh build/linux from patches/"
 	@echo "make export                    write build/linux commits to patches/"
@@ -26,6 +28,9 @@ test:
 
 bench: deps tree
 	@scripts/bench.sh $(ARCH)
+
+insn-trace: deps tree
+	@scripts/insn-trace.sh $(ARCH) $(CALL) $(VMAS) $(STATE)
 
 bisect-check: deps tree
 	@scripts/bisect-check.sh $(ARCH)

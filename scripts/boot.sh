@@ -4,6 +4,7 @@
 #
 # Usage: boot.sh ARCH KOUT [--icount | --kvm] [--timeout SECONDS]
 #                [--name TAG] [--append "ARGS"] [--initrd FILE]
+#                [--gdb PORT]   (start stopped, gdb stub on 127.0.0.1:PORT)
 # Prints the log path on stdout; exits with QEMU's status (124: killed at
 # the time limit).
 set -uo pipefail
@@ -12,7 +13,7 @@ set -uo pipefail
 [ $# -ge 2 ] || die "usage: $0 ARCH KOUT [options]"
 arch=$1 kout=$(realpath "$2")
 shift 2
-icount=0 kvm=0 limit=${BOOT_TIMEOUT:-1500} tag=test append= initrd=$kout/initramfs.cpio
+icount=0 kvm=0 gdb=() limit=${BOOT_TIMEOUT:-1500} tag=test append= initrd=$kout/initramfs.cpio
 while [ $# -gt 0 ]; do
 	case $1 in
 	--icount) icount=1 ;;
@@ -21,6 +22,7 @@ while [ $# -gt 0 ]; do
 	--append) append=$2; shift ;;
 	--initrd) initrd=$(realpath "$2"); shift ;;
 	--kvm) kvm=1 ;;
+	--gdb) gdb=(-S -gdb "tcp:127.0.0.1:$2"); shift ;;
 	*) die "unknown option $1" ;;
 	esac
 	shift
@@ -51,7 +53,7 @@ cmdline="console=$CONSOLE panic=-1 rdinit=/init secretmem.enable=1 $append"
 } > "$log"
 timeout -k 10 "$limit" "$QEMU" "${machine[@]}" "${accel[@]}" -smp "$smp" -m "$mem" \
 	-display none -monitor none -serial stdio -no-reboot \
-	-kernel "$kout/$IMAGE" -initrd "$initrd" \
+	-kernel "$kout/$IMAGE" -initrd "$initrd" "${gdb[@]}" \
 	-append "$cmdline" < /dev/null >> "$log" 2>&1
 status=$?
 ln -sf "$(basename "$log")" "$BUILD/logs/$arch-$tag-latest.log"

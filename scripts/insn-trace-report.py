@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Compare two instruction traces of one system call (scripts/insn-trace.sh).
+
+Each trace is a file of program counters, one per executed instruction.
+Prints, per kernel function, how many instructions each kernel executed in
+it and the difference, largest differences first, then the totals, and for
+every function called from more than one place the instructions per call
+by caller, where base and patched differ (this is how a memset() whose
+count depends on the alignment of its destination shows up).
+
+Usage: insn-trace-report.py BASE.map BASE.trace PATCHED.map PATCHED.trace
+"""
+import bisect
+import collections
+import sys
+
+
+class Symbols:
+    def __init__(self, system_map):
+        syms = []
+        with open(system_map) as f:
+            for line in f:
+                fields = line.split()
+                if len(fields) >= 3 and fields[1] in "tTwW":
+                    syms.append((int(fields[0], 16), fields[2]))
+        syms.sort()
+        self.addrs = [a for a, _ in syms]
+        self.names = [n for _, n in syms]
+
+    def name(self, pc):
+        i = bisect.bisect_right(self.addrs, pc) - 1
+        return self.names[i] if i >= 0 else "?"
+
+
+def profile(system_map, trace):
+    """Instructions per function, and per (function, caller) visit lengths."""
+    syms = Symbols(system_map)
+    with open(trace) as f:
+        names = [syms.name(int(line, 16)) for line in f if line.strip()]
+    per_func = collections.Counter(names)
+    visits = collections.defaultdict(collections.Counter)
+    caller, current, run = None, None, 0
+    for prev, name in zip(["?"] + names, names):
+        if name != current:
+            if current is not None:
+                visits[(current, caller)][run] += 1
+            caller, current, run = prev, name, 0
+        run += 1
+    if current is not None:
+        visits[(current, caller)][run] += 1
+    return len(names), per_func, visits
+
+
+def main():
+    if len(sys.argv) != 5:
+        sys.exit(__doc__)
+    bt, bf, bv = profile(sys.argv[1], sys.argv[2])
+    pt, pf, pv = profile(sys.argv[3], sys.argv[4])
+    print("Instructions executed per function for one call (single-stepped "
+          "under QEMU);\ndelta = patched - base.\n")
+    print("%-40s %9s %9s %8s" % ("function", "base", "patched", "delta"))
+    for name in sorted(set(bf) | set(pf), key=lambda n: (-abs(pf[n] - bf[n]), n)):
+        if pf[name] != bf[name]:
+            print("%-40s %9d %9d %+8d" % (name, bf[name], pf[name], pf[name] - bf[name]))
+    print("%-40s %9d %9d %+8d" % ("total", bt, pt, pt - bt))
+    # Same function, same caller, different length per visit: data or
+    # alignment dependent paths (a leaf function's visit is one call).
+    lines = []
+    for key in sorted(set(bv) | set(pv)):
+        if bv[key] != pv[key]:
+            fmt = lambda c: " ".join("%dx%d" % (n, ln) for ln, n in sorted(c.items())) or "-"
+            lines.append("  %s from %s: base %s, patched %s" % (key + (fmt(bv[key]), fmt(pv[key]))))
+    if lines:
+        print("\nVisits that differ (count x instructions per visit):")
+        print("\n".join(lines[:40]))
+
+
+if __name__ == "__main__":
+    main()
