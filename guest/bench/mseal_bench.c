@@ -3,7 +3,7 @@
  * Cost of the mseal checks in the calls they guard, run unchanged on the
  * unpatched and the patched kernel.
  *
- * Usage: mseal_bench [--seal-elsewhere] [--reps N]
+ * Usage: mseal_bench [--seal-elsewhere] [--reps N] [--cycles]
  *
  * Every call is timed on its own with CLOCK_MONOTONIC.  The syscall rows
  * report the fastest of all N * BATCH calls (for mremap, the sum over the
@@ -22,6 +22,15 @@
  * state is "noseal" (the process has never sealed anything) or "sealed"
  * (it sealed its own read-only ELF segments first, as a hardened dynamic
  * linker would; the ranges benchmarked are never sealed).
+ *
+ * --cycles (make bench ACCEL=kvm) also reads the kernel ref-cycles counter
+ * (bench.h) just outside each timed interval, and adds one line per row:
+ *   BENCHCYC <table> <state> <call> <vmas> <median_cycles>
+ * the median over the same samples as median_ns (a syscall sample is the
+ * mean of BATCH calls, an mremap sample the sum of its moves), and
+ *   BENCHCYC overhead <state> counter_read 1 <median_cycles>
+ * what reading the counter adds to each figure.  Without --cycles the
+ * counter is never opened and the output is as above.
  *
  * Every call's return value is checked: a benchmark whose calls fail
  * exits non-zero instead of timing failures.
@@ -66,6 +75,16 @@ static void report(const char *table, const char *call, int vmas,
 {
 	printf("BENCH %s %s %s %d %lld %lld\n", table, state, call, vmas,
 	       figure, med);
+	fflush(stdout);
+}
+
+/* --cycles: the median of the samples' kernel cycles, each divided by @div. */
+static void report_cycles(const char *table, const char *call, int vmas, int div)
+{
+	if (cycles_fd < 0)
+		return;
+	printf("BENCHCYC %s %s %s %d %lld\n", table, state, call, vmas,
+	       cycles_median(div));
 	fflush(stdout);
 }
 
@@ -157,24 +176,31 @@ static void bench_syscalls(void)
 		for (unsigned int o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
 			long long fastest = LLONG_MAX;
 
+			cycles_reset(reps);
 			for (int r = 0; r < reps; r++) {
 				char *p = window();
 
 				v[r] = 0;
 				for (int b = 0; b < BATCH; b++) {
-					long long t = now_ns();
-					int ret = ops[o].call(p, n);
+					long long t;
+					int ret;
 
+					cycles_start();
+					t = now_ns();
+					ret = ops[o].call(p, n);
 					t = now_ns() - t;
 					CHECK(!ret, ops[o].name);
+					cycles_stop();
 					v[r] += t;
 					if (t < fastest)
 						fastest = t;
 					ops[o].restore(p, n);
 				}
 				v[r] /= BATCH;
+				cycles_sample();
 			}
 			report("syscall", ops[o].name, n, fastest, median(v, reps));
+			report_cycles("syscall", ops[o].name, n, BATCH);
 		}
 
 		/*
@@ -186,6 +212,7 @@ static void bench_syscalls(void)
 
 		for (int i = 0; i < n; i++)
 			fastest[i] = LLONG_MAX;
+		cycles_reset(reps);
 		for (int r = 0; r < reps; r++) {
 			char *p = window();
 
@@ -196,6 +223,11 @@ static void bench_syscalls(void)
 
 				CHECK(dst != MAP_FAILED, "mmap(dst)");
 				CHECK(!munmap(dst, MAX_VMAS * ps), "munmap(dst)");
+				/*
+				 * Counted as a whole: between the moves only
+				 * user space runs, which is not counted.
+				 */
+				cycles_start();
 				for (int i = 0; i < n; i++) {
 					long long t = now_ns();
 					void *q = mremap(p + i * ps, ps, ps,
@@ -208,16 +240,19 @@ static void bench_syscalls(void)
 					if (t < fastest[i])
 						fastest[i] = t;
 				}
+				cycles_stop();
 				for (int i = 0; i < n; i++)
 					CHECK(mremap(dst + i * ps, ps, ps,
 						     MREMAP_MAYMOVE | MREMAP_FIXED,
 						     p + i * ps) == p + i * ps, "mremap(back)");
 			}
 			v[r] /= MREMAP_BATCH;
+			cycles_sample();
 		}
 		for (int i = 0; i < n; i++)
 			sum += fastest[i];
 		report("syscall", "mremap", n, sum, median(v, reps));
+		report_cycles("syscall", "mremap", n, MREMAP_BATCH);
 	}
 	free(v);
 }
@@ -239,9 +274,12 @@ static void bench_pagemove(void)
 	memset(region, 1, (npages + 1) * ps);
 	scratch = region + npages * ps;
 	CHECK(!munmap(scratch, ps), "munmap(scratch)");
+	cycles_reset(reps);
 	for (int r = 0; r < reps; r++) {
-		long long t = now_ns();
+		long long t;
 
+		cycles_start();
+		t = now_ns();
 		for (int i = 0; i < npages; i++) {
 			char *pg = region + i * ps;
 
@@ -251,8 +289,11 @@ static void bench_pagemove(void)
 			      "mremap(pagemove back)");
 		}
 		v[r] = now_ns() - t;
+		cycles_stop();
+		cycles_sample();
 	}
 	report("pagemove", "mremap_page", 2 * npages, median(v, reps), median(v, reps));
+	report_cycles("pagemove", "mremap_page", 2 * npages, 1);
 	free(v);
 }
 
@@ -269,6 +310,7 @@ static void bench_mseal(void)
 	for (unsigned int s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		int n = sizes[s];
 
+		cycles_reset(reps);
 		for (int r = 0; r < reps; r++) {
 			char *p = mmap(NULL, n * ps, PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -278,12 +320,16 @@ static void bench_mseal(void)
 			CHECK(p != MAP_FAILED, "mmap(mseal)");
 			for (int i = 0; i < n; i++)
 				make_vma(p + i * ps, i);
+			cycles_start();
 			t = now_ns();
 			ret = syscall(__NR_mseal, p, n * ps, 0);
 			v[r] = now_ns() - t;
 			CHECK(!ret, "mseal");
+			cycles_stop();
+			cycles_sample();
 		}
 		report("mseal", "mseal", n, median(v, reps), median(v, reps));
+		report_cycles("mseal", "mseal", n, 1);
 	}
 	free(v);
 }
@@ -315,7 +361,7 @@ static int seal_self(void)
 
 int main(int argc, char **argv)
 {
-	int seal = 0, status;
+	int seal = 0, cycles = 0, status;
 	pid_t pid;
 
 	ps = sysconf(_SC_PAGESIZE);
@@ -324,6 +370,8 @@ int main(int argc, char **argv)
 			seal = 1;
 		else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
 			reps = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--cycles"))
+			cycles = 1;
 	}
 	if (seal) {
 		int n = seal_self();
@@ -333,6 +381,12 @@ int main(int argc, char **argv)
 		printf("# sealed %d segment(s) of our own image%s\n", n,
 		       n ? "" : " (mseal() not available)");
 	}
+	if (cycles) {
+		cycles_open();
+		if (cycles_fd >= 0)
+			printf("BENCHCYC overhead %s counter_read 1 %lld\n", state,
+			       cycles_read_cost());
+	}
 	setup_pool();
 	bench_syscalls();
 	bench_pagemove();
@@ -340,6 +394,7 @@ int main(int argc, char **argv)
 	pid = fork();
 	CHECK(pid >= 0, "fork");
 	if (!pid) {
+		cycles_reopen();
 		bench_mseal();
 		exit(0);
 	}
