@@ -8,29 +8,52 @@ guest benchmark programs print and writes Markdown (stdout and --md) and
 CSV (--csv; the fragmentation table, whose columns differ, goes to the same
 name with -frag.csv).  Every table opens with a sentence that says what its numbers
 are.
+
+Under KVM (make bench ACCEL=kvm) the programs run with --cycles and also
+print "BENCHCYC <table> <state> <call> <n> <median_cycles>": the kernel's
+reference cycles.  Where they are present, each table gets a companion
+table of them (CSV: -cycles.csv); where a program could not open the
+counter, the report says why.  Logs without them give the same tables as
+before.
 """
 import argparse
 import datetime
+import os
 import re
 import sys
 
 LINE = re.compile(r'^\s*BENCH (\S+) (\S+) (\S+) (\d+) (\d+) (\d+)\s*$')
 FRAG = re.compile(r'^\s*BENCHFRAG (\d+) (\d+) (-?\d+) (-?\d+) (-?\d+)\s*$')
+CYC = re.compile(r'^\s*BENCHCYC (\S+) (\S+) (\S+) (\d+) (\d+)\s*$')
+NOCYC = re.compile(r'^\s*# no kernel ref-cycles counter: (.*?)\s*$')
 
 
 def load(path):
+    """BENCH rows by (table, state, call, n); BENCHFRAG rows by ('frag',
+    files, pages); BENCHCYC rows by ('cyc', table, state, call, n); and
+    ('nocyc',): why a program had no cycle counter."""
     rows = {}
     with open(path, errors='replace') as f:
         for line in f:
-            f_ = FRAG.match(line.replace('\r', ''))
+            line = line.replace('\r', '')
+            f_ = FRAG.match(line)
             if f_:
                 files, pages, d4, d2, d1 = map(int, f_.groups())
                 rows[('frag', files, pages)] = (d4, d2, d1)
                 continue
-            m = LINE.match(line.replace('\r', ''))
+            m = LINE.match(line)
             if m:
                 table, state, call, n, fig, med = m.groups()
                 rows[(table, state, call, int(n))] = (int(fig), int(med))
+                continue
+            c = CYC.match(line)
+            if c:
+                table, state, call, n, med = c.groups()
+                rows[('cyc', table, state, call, int(n))] = int(med)
+                continue
+            c = NOCYC.match(line)
+            if c:
+                rows[('nocyc',)] = c.group(1)
     return rows
 
 
@@ -38,7 +61,56 @@ def pct(new, old):
     return 100.0 * (new - old) / old if old else float('nan')
 
 
-def secretmem_tables(a, base, patched, p, csv, frag_csv):
+CYCLES_WHAT = ('reference cycles the CPU spent in the kernel for the benchmark '
+               'thread, counted by its PMU (perf_event_open, '
+               'PERF_COUNT_HW_REF_CPU_CYCLES, exclude_user and exclude_hv: '
+               'user space, including the clock reads, is left out; reference '
+               'cycles tick at a constant rate whatever the core clock does)')
+
+
+def has_cycles(base, patched, *prefix):
+    """Whether both logs have BENCHCYC rows (whose key starts with @prefix)."""
+    def has(rows):
+        return any(k[0] == 'cyc' and k[1:1 + len(prefix)] == prefix for k in rows)
+    return has(base) and has(patched)
+
+
+def cycles_overhead(base, patched, state, where):
+    """The sentence on what reading the counter adds to each counted
+    interval, from the programs' "BENCHCYC overhead" lines."""
+    k = ('cyc', 'overhead', state, 'counter_read', 1)
+    if k not in base or k not in patched:
+        return ''
+    return (' Each counted interval also holds the end of one read() of the counter '
+            'and the start of the next, the same code on both kernels: %d reference '
+            'cycles on the base kernel, %d on the patched one (median of 101 '
+            'back-to-back reads), %s.' % (base[k], patched[k], where))
+
+
+def no_cycles_note(a, base, patched, p):
+    """Say why there are no ref-cycles tables when a program tried (--cycles)
+    and could not open the counter."""
+    why = patched.get(('nocyc',)) or base.get(('nocyc',))
+    if why and not has_cycles(base, patched):
+        p('Kernel ref-cycles: not measured. The benchmark programs could not open '
+          'the counter in the %s guest (perf_event_open: %s); the tables give time '
+          'only. The ref-cycles event exists on Intel CPUs; the AMD and arm64 PMU '
+          'drivers of Linux 6.1 have none, and the guest needs a virtual PMU.'
+          % (a.arch, why))
+        p('')
+
+
+def cycles_row(cyc_csv, base, patched, key):
+    """(t, t_patched) of one BENCHCYC row, recorded in the CSV, or None."""
+    k = ('cyc',) + key
+    if k not in base or k not in patched:
+        return None
+    t, tp = base[k], patched[k]
+    cyc_csv.append('%s,%s,%s,%d,%d,%d,%d,%.3f' % (key + (t, tp, tp - t, pct(tp, t))))
+    return t, tp
+
+
+def secretmem_tables(a, base, patched, p, csv, frag_csv, cyc_csv):
     frag = [k for k in patched if k[0] == 'frag']  # in the order they ran
     if not frag and not any(k[0] == 'secretmem' for k in patched):
         return
@@ -97,6 +169,24 @@ def secretmem_tables(a, base, patched, p, csv, frag_csv):
             p('| %s | %d | %d | %+d | %+.2f%% |' % (what, t, tp, tp - t, pct(tp, t)))
             csv.append('secretmem,all,%s,64,%d,%d,%d,%.3f,,,' % (what, t, tp, tp - t, pct(tp, t)))
     p('')
+    if has_cycles(base, patched, 'secretmem'):
+        p('Kernel ref-cycles of the same samples, per page: %s; median of 21 files. '
+          'The 64 faults of a file are counted together, so the per-fault clock reads '
+          '(user space) are not in `fault_per_page`; the two counter reads around them '
+          'are in `cycle_per_page`.%s **A positive percentage means the patched kernel '
+          'is slower**.' % (CYCLES_WHAT, cycles_overhead(
+              base, patched, 'all', 'once per file for `fault_per_page` and three times '
+              'for `cycle_per_page` (whose interval holds the two reads around the '
+              'faults), that is 1/64 and 3/64 of it per page')))
+        p('')
+        p('| what | ref-cycles | patched | delta | % |')
+        p('|---|---:|---:|---:|---:|')
+        for what in ('fault_per_page', 'cycle_per_page'):
+            c = cycles_row(cyc_csv, base, patched, ('secretmem', 'all', what, 64))
+            if c:
+                t, tp = c
+                p('| %s | %d | %d | %+d | %+.2f%% |' % (what, t, tp, tp - t, pct(tp, t)))
+        p('')
 
 
 def main():
@@ -119,6 +209,7 @@ def main():
     out = []
     csv = ['table,state,call,n,t_base_ns,t_patched_ns,delta_ns,percent,'
            'median_base_ns,median_patched_ns,median_percent']
+    cyc_csv = ['table,state,call,n,refcycles_base,refcycles_patched,delta,percent']
     p = out.append
     p('## %s: mseal' % a.arch)
     p('')
@@ -128,6 +219,7 @@ def main():
       % (a.base_version, a.series, a.qemu, a.clock,
          datetime.date.today().isoformat()))
     p('')
+    no_cycles_note(a, base, patched, p)
 
     for state, what in (('noseal', 'a process that has never called mseal()'),
                         ('sealed', 'a process that sealed its own read-only ELF segments '
@@ -161,6 +253,34 @@ def main():
                 csv.append('syscall,%s,%s,%d,%d,%d,%d,%.3f,%d,%d,%.3f'
                            % (state, call, n, t, tp, tp - t, pct(tp, t), mt, mtp, pct(mtp, mt)))
         p('')
+        if has_cycles(base, patched, 'syscall', state):
+            p('#### Kernel ref-cycles (median), %s' % what)
+            p('')
+            p('The same calls, in %s. Each figure is the median of 101 samples, each '
+              'the mean of 8 calls counted one by one (mremap: the sum of `vmas` moves '
+              'counted together), next to the median time of the same samples in '
+              'nanoseconds of %s. `delta` = patched - base, `per_vma` = delta / vmas, '
+              '`%%` = 100 * delta / base. **A positive percentage means the patched '
+              'kernel is slower**.%s'
+              % (CYCLES_WHAT, a.clock,
+                 cycles_overhead(base, patched, state,
+                                 'once per call (mremap: once per sample)')))
+            p('')
+            p('| syscall | vmas | t median | t_patched median | % '
+              '| ref-cycles | patched | delta | per_vma | % |')
+            p('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+            for call in ('munmap', 'mprotect', 'madvise', 'mremap'):
+                for n in (1, 2, 4, 8, 16, 32):
+                    k = ('syscall', state, call, n)
+                    c = cycles_row(cyc_csv, base, patched, k)
+                    if c is None or k not in base or k not in patched:
+                        continue
+                    (t, tp), mt, mtp = c, base[k][1], patched[k][1]
+                    name = 'madvise(DONTNEED)' if call == 'madvise' else call
+                    p('| %s | %d | %d | %d | %+.2f%% | %d | %d | %+d | %+.1f | %+.2f%% |'
+                      % (name, n, mt, mtp, pct(mtp, mt), t, tp, tp - t, (tp - t) / n,
+                         pct(tp, t)))
+            p('')
 
     p('### Page moves (stress-ng pagemove style)')
     p('')
@@ -182,6 +302,22 @@ def main():
             csv.append('pagemove,%s,mremap_page,512,%d,%d,%d,%.3f,%d,%d,%.3f'
                        % (state, t, tp, tp - t, pct(tp, t), mt, mtp, pct(mtp, mt)))
     p('')
+    if has_cycles(base, patched, 'pagemove'):
+        p('Kernel ref-cycles of the same samples: %s, per sample of 512 remaps, '
+          'median of 101.%s **A positive percentage means the patched kernel is '
+          'slower**.' % (CYCLES_WHAT, cycles_overhead(base, patched, 'noseal',
+                                                      'once per sample')))
+        p('')
+        p('| process | ref-cycles per 512 remaps | patched | delta | % |')
+        p('|---|---:|---:|---:|---:|')
+        for state in ('noseal', 'sealed'):
+            c = cycles_row(cyc_csv, base, patched, ('pagemove', state, 'mremap_page', 512))
+            if c:
+                t, tp = c
+                p('| %s | %d | %d | %+d | %+.2f%% |'
+                  % ('no seals' if state == 'noseal' else 'seals elsewhere', t, tp,
+                     tp - t, pct(tp, t)))
+        p('')
 
     p('### The cost of sealing')
     p('')
@@ -198,11 +334,24 @@ def main():
             p('| %d | %d | %.0f |' % (n, t, t / n))
             csv.append('mseal,noseal,mseal,%d,,%d,,,,,' % (n, t))
     p('')
+    if any(k[:3] == ('cyc', 'mseal', 'noseal') for k in patched):
+        p('Kernel ref-cycles of the same calls on the patched kernel: %s; median '
+          'of 101 calls, each including the counter reads once. '
+          '`per_vma` = ref-cycles / vmas.' % CYCLES_WHAT)
+        p('')
+        p('| vmas | ref-cycles | per_vma |')
+        p('|---:|---:|---:|')
+        for n in (1, 2, 4, 8, 16, 32):
+            k = ('cyc', 'mseal', 'noseal', 'mseal', n)
+            if k in patched:
+                p('| %d | %d | %.0f |' % (n, patched[k], patched[k] / n))
+                cyc_csv.append('mseal,noseal,mseal,%d,,%d,,' % (n, patched[k]))
+        p('')
 
     frag_csv = ['files,pages,directmap4k_base_kb,directmap4k_patched_kb,'
                 'directmap2m_base_kb,directmap2m_patched_kb,'
                 'directmap1g_base_kb,directmap1g_patched_kb']
-    secretmem_tables(a, base, patched, p, csv, frag_csv)
+    secretmem_tables(a, base, patched, p, csv, frag_csv, cyc_csv)
 
     text = '\n'.join(out)
     print(text)
@@ -215,6 +364,14 @@ def main():
         if len(frag_csv) > 1:
             with open(re.sub(r'\.csv$', '', a.csv) + '-frag.csv', 'w') as f:
                 f.write('\n'.join(frag_csv) + '\n')
+        # Only runs with ref-cycles have this file: never leave an older
+        # run's next to this run's tables.
+        cyc_path = re.sub(r'\.csv$', '', a.csv) + '-cycles.csv'
+        if len(cyc_csv) > 1:
+            with open(cyc_path, 'w') as f:
+                f.write('\n'.join(cyc_csv) + '\n')
+        elif os.path.exists(cyc_path):
+            os.remove(cyc_path)
 
 
 if __name__ == '__main__':

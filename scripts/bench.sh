@@ -3,7 +3,9 @@
 # non-debug configuration, boot each under QEMU -icount with the same static
 # benchmark programs, and print tables of what the series costs.
 #
-# Usage: bench.sh [ARCH]   (env ACCEL=kvm: real time on /dev/kvm instead)
+# Usage: bench.sh [ARCH]   (env ACCEL=kvm: real time on /dev/kvm instead,
+#                          plus the kernel's reference cycles where the
+#                          guest has a PMU that counts them)
 # Output: build/bench/ARCH-*.log (consoles), build/bench/ARCH.csv and
 # build/bench/ARCH.md (tables).
 set -euo pipefail
@@ -12,6 +14,18 @@ set -euo pipefail
 arch=${1:-x86_64}
 arch_vars "$arch"
 start=$(date +%s)
+# Before building anything: KVM runs guests of the host's own architecture.
+case ${ACCEL:-} in
+"" | tcg) accel=tcg ;;
+kvm)
+	accel=kvm
+	[ -w /dev/kvm ] || die "ACCEL=kvm needs a writable /dev/kvm"
+	host=$(uname -m)
+	[ "$host" = "$arch" ] || { [ "$host" = aarch64 ] && [ "$arch" = arm64 ]; } ||
+		die "ACCEL=kvm runs $arch guests only on $arch hosts (this one is $host)"
+	;;
+*) die "unknown ACCEL '$ACCEL' (kvm, or unset for TCG -icount)" ;;
+esac
 "$ROOT/scripts/deps.sh"
 "$ROOT/scripts/tree.sh"
 
@@ -41,14 +55,21 @@ mkdir -p "$groot"
 make -C "$ROOT/guest" bench ARCH="$arch" CC="$GUEST_CC" KSRC="$KSRC" \
 	HDR="$bdir/$arch-patched/hdr" OUT="$groot" > "$bdir/$arch-guest/build.log" 2>&1 ||
 	die "benchmark programs failed to build; see build/bench/$arch-guest/build.log"
-guest_etc "$groot" "$arch" "$ROOT/guest/bench/manifest"
+# Under KVM the programs also count the kernel's reference cycles
+# (--cycles, BENCHCYC lines).  Under -icount they run as listed and never
+# open the counter: no extra code runs near the calls they time.
+manifest=$ROOT/guest/bench/manifest
+if [ "$accel" = kvm ]; then
+	manifest=$bdir/$arch-guest/manifest.kvm
+	awk '$1 == "run" { $0 = $0 " --cycles" } 1' "$ROOT/guest/bench/manifest" > "$manifest"
+fi
+guest_etc "$groot" "$arch" "$manifest"
 pack_initramfs "$groot" "$bdir/$arch-guest/initramfs.cpio"
 
 # norandmaps: the same address-space layout in every boot, so that page
 # table and maple tree shapes, and hence instruction counts, repeat.
 mode=(--icount) clock="instruction time (QEMU -icount shift=0: 1 ns = 1 guest instruction)"
-if [ "${ACCEL:-}" = kvm ]; then
-	[ -w /dev/kvm ] || die "ACCEL=kvm needs a writable /dev/kvm"
+if [ "$accel" = kvm ]; then
 	mode=(--kvm) clock="wall-clock time under KVM"
 fi
 for kind in base patched; do

@@ -4,6 +4,9 @@
 #     a missing suite, a WARN, a lockdep report, an oops, a hung guest, and
 #     a clean run (with program output that merely looks like a report);
 #   - the config check names an option Kconfig dropped;
+#   - the bench report adds ref-cycles tables only for consoles that have
+#     BENCHCYC lines (make bench ACCEL=kvm), and says why when a guest
+#     could not open the counter;
 #   - a patch that does not apply is named with its hunk, and the tree is
 #     left usable;
 #   - export is byte-stable, and check-exported sees unexported work.
@@ -48,6 +51,39 @@ verdict_case lockdep lockdep.log 1 'possible circular locking dependency'
 verdict_case oops oops.log 1 'Unable to handle kernel NULL pointer dereference'
 verdict_case hung-guest hung.log 1 'hung: killed after 600 s' --qemu-status 124 --timeout 600
 verdict_case crashed-guest hung.log 1 'never finished its manifest'
+
+# bench_case NAME WANT_TEXT|!UNWANTED_TEXT BASE_LOG PATCHED_LOG
+bench_case() {
+	local name=$1 text=$2 out st ok
+	out=$(python3 "$ROOT/scripts/bench-report.py" --arch x86_64 --clock t \
+		--base-version b --series s --qemu q "$3" "$4" 2>&1)
+	st=$?
+	if [ "${text#!}" != "$text" ]; then
+		! grep -qF -- "${text#!}" <<<"$out" && ok=1
+	else
+		grep -qF -- "$text" <<<"$out" && ok=1
+	fi
+	if [ "$st" = 0 ] && [ "${ok:-}" = 1 ]; then
+		if [ "${text#!}" != "$text" ]; then
+			record PASS "bench-report:$name" "no '${text#!}' anywhere"
+		else
+			record PASS "bench-report:$name" "says '$text'"
+		fi
+	else
+		record FAIL "bench-report:$name" "exit $st, '$text' not as expected"
+		sed 's/^/        /' <<<"$out"
+	fi
+}
+bench_case kvm-cycles '| mprotect | 1 | 2600 | 2610 | +0.38% | 6000 | 6060 | +60 | +60.0 | +1.00% |' \
+	"$fx/bench-kvm-base.log" "$fx/bench-kvm-patched.log"
+for k in base patched; do
+	grep -v BENCHCYC "$fx/bench-kvm-$k.log" > "$tmp/bench-icount-$k.log"
+	sed 's/^\( *\)BENCHCYC overhead.*/\1# no kernel ref-cycles counter: No such file or directory/; /BENCHCYC/d' \
+		"$fx/bench-kvm-$k.log" > "$tmp/bench-nopmu-$k.log"
+done
+bench_case icount-unchanged '!ref-cycles' "$tmp/bench-icount-base.log" "$tmp/bench-icount-patched.log"
+bench_case no-counter 'Kernel ref-cycles: not measured. The benchmark programs could not open the counter in the x86_64 guest (perf_event_open: No such file or directory)' \
+	"$tmp/bench-nopmu-base.log" "$tmp/bench-nopmu-patched.log"
 
 # Kconfig: an option whose dependency is off must be named, not dropped.
 if [ -d "$KSRC/.git" ]; then
