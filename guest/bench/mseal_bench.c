@@ -4,6 +4,7 @@
  * unpatched and the patched kernel.
  *
  * Usage: mseal_bench [--seal-elsewhere] [--reps N] [--cycles]
+ *        mseal_bench [--seal-elsewhere] --probe CALL N
  *
  * Every call is timed on its own with CLOCK_MONOTONIC.  The syscall rows
  * report the fastest of all N * BATCH calls (for mremap, the sum over the
@@ -31,6 +32,10 @@
  *   BENCHCYC overhead <state> counter_read 1 <median_cycles>
  * what reading the counter adds to each figure.  Without --cycles the
  * counter is never opened and the output is as above.
+ *
+ * --probe (make insn-trace) times nothing: it makes one CALL (munmap,
+ * mprotect or madvise) over N VMAs of the window, as a bench sample
+ * would, right after a getppid() that marks it for the debugger.
  *
  * Every call's return value is checked: a benchmark whose calls fail
  * exits non-zero instead of timing failures.
@@ -334,6 +339,26 @@ static void bench_mseal(void)
 	free(v);
 }
 
+/* --probe: warm up as the benchmark does, then the marked call. */
+static void probe(const char *name, int n)
+{
+	const struct op *op = NULL;
+	char *p = window();
+
+	for (unsigned int o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
+		if (!strcmp(ops[o].name, name))
+			op = &ops[o];
+	CHECK(op && n >= 1 && n <= MAX_VMAS, "--probe CALL N");
+	for (int i = 0; i < BATCH * 8; i++) {
+		CHECK(!op->call(p, n), op->name);
+		op->restore(p, n);
+	}
+	syscall(SYS_getppid);
+	CHECK(!op->call(p, n), op->name);
+	op->restore(p, n);
+	printf("# probe: %s over %d VMA(s) done\n", name, n);
+}
+
 /* Seal our own read-only ELF segments: seals present elsewhere. */
 static int seal_self(void)
 {
@@ -361,7 +386,8 @@ static int seal_self(void)
 
 int main(int argc, char **argv)
 {
-	int seal = 0, cycles = 0, status;
+	int seal = 0, cycles = 0, status, probe_n = 0;
+	const char *probe_call = NULL;
 	pid_t pid;
 
 	ps = sysconf(_SC_PAGESIZE);
@@ -372,6 +398,10 @@ int main(int argc, char **argv)
 			reps = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--cycles"))
 			cycles = 1;
+		else if (!strcmp(argv[i], "--probe") && i + 2 < argc) {
+			probe_call = argv[++i];
+			probe_n = atoi(argv[++i]);
+		}
 	}
 	if (seal) {
 		int n = seal_self();
@@ -388,6 +418,10 @@ int main(int argc, char **argv)
 			       cycles_read_cost());
 	}
 	setup_pool();
+	if (probe_call) {
+		probe(probe_call, probe_n);
+		return 0;
+	}
 	bench_syscalls();
 	bench_pagemove();
 	/* mseal's own cost in a child: its sealed VMAs must not stay around. */
