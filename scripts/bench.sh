@@ -68,6 +68,12 @@ pack_initramfs "$groot" "$bdir/$arch-guest/initramfs.cpio"
 
 # norandmaps: the same address-space layout in every boot, so that page
 # table and maple tree shapes, and hence instruction counts, repeat.
+# random.trust_cpu=on: the random pool is seeded from RDRAND/RNDR at boot
+# (from QEMU's -seed under -icount), as on a distribution kernel
+# (RANDOM_TRUST_CPU=y).  Otherwise arm64's crng never becomes ready in the
+# guest, and every get_random_u16() of the random kernel stack offset
+# (configs/bench.config) costs a whole ChaCha block: ~9000 instructions on
+# every system call, in both kernels, which would dilute every percentage.
 mode=(--icount) clock="instruction time (QEMU -icount shift=0: 1 ns = 1 guest instruction)"
 if [ "$accel" = kvm ]; then
 	mode=(--kvm) clock="wall-clock time under KVM"
@@ -77,7 +83,7 @@ for kind in base patched; do
 	set +e
 	log=$(QEMU_SMP=1 "$ROOT/scripts/boot.sh" "$arch" "$bdir/$arch-$kind" "${mode[@]}" \
 		--name "bench-$kind" --initrd "$bdir/$arch-guest/initramfs.cpio" \
-		--append "norandmaps" \
+		--append "norandmaps random.trust_cpu=on" \
 		--timeout "${BENCH_TIMEOUT:-3000}")
 	st=$?
 	set -e

@@ -8,7 +8,9 @@
 # return, so the entry work is in both kernels' counts alike.  A
 # __cond_resched() on the way runs at full speed, not stepped (it may
 # schedule, and stepping with interrupts masked would then wait forever),
-# and counts as one instruction.
+# and counts as one instruction.  On arm64 a load/store-exclusive loop runs
+# at full speed too, counted as one pass of its straight path: stepping
+# clears the exclusive monitor, so the store would never succeed.
 #
 # Environment: INSN_PORT (QEMU's gdb port), INSN_OUT (output file),
 # INSN_ARCH (x86_64 or arm64), INSN_LIMIT (give up after this many steps).
@@ -38,6 +40,40 @@ def address(sym):
     return int(gdb.parse_and_eval("(unsigned long)&%s" % sym)) & MASK
 
 
+def insn(pc):
+    """The instruction at @pc as gdb disassembles it: (mnemonic, operands)."""
+    text = gdb.execute("x/i 0x%x" % pc, to_string=True).split(":", 1)[1].split()
+    return text[0], " ".join(text[1:])
+
+
+_exclusive = {}
+
+
+def exclusive_end(pc):
+    """
+    arm64: if @pc starts a load/store-exclusive loop (ldxr/ldaxr ... stxr
+    ... cbnz back), the address after the loop; else None.
+    """
+    if ARCH != "arm64":
+        return None
+    if pc not in _exclusive:
+        _exclusive[pc] = _exclusive_scan(pc)
+    return _exclusive[pc]
+
+
+def _exclusive_scan(pc):
+    if not insn(pc)[0].startswith(("ldx", "ldax")):
+        return None
+    stored = False
+    for i in range(1, 16):
+        op, _ = insn(pc + 4 * i)
+        if op.startswith(("stx", "stlx")):
+            stored = True
+        elif stored and op in ("cbnz", "cbz"):
+            return pc + 4 * (i + 1)
+    return None
+
+
 def main():
     gdb.execute("set pagination off")
     gdb.execute("set confirm off")
@@ -58,7 +94,13 @@ def main():
         if pc == ret:
             break
         pcs.append(pc)
-        if pc == resched:
+        end = exclusive_end(pc)
+        if end is not None:
+            # Counted as the loop's straight path (one pass, store succeeds).
+            pcs.extend(range(pc + 4, end, 4))
+            gdb.execute("tbreak *0x%x" % end, to_string=True)
+            gdb.execute("continue", to_string=True)
+        elif pc == resched:
             gdb.execute("tbreak *0x%x" % return_address(), to_string=True)
             gdb.execute("continue", to_string=True)
         else:

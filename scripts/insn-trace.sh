@@ -54,7 +54,7 @@ for kind in base patched; do
 	port=$((20000 + RANDOM % 20000))
 	QEMU_SMP=1 setsid "$ROOT/scripts/boot.sh" "$arch" "$bdir/$arch-$kind" --icount \
 		--name "trace-$kind" --initrd "$bdir/$arch-trace/initramfs.cpio" \
-		--append "norandmaps nokaslr" --gdb "$port" --timeout 3000 > /dev/null &
+		--append "norandmaps nokaslr random.trust_cpu=on" --gdb "$port" --timeout 3000 > /dev/null &
 	qemu=$!
 	out=$bdir/$arch-trace-$kind.pcs
 	rm -f "$out"
