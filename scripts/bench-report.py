@@ -13,8 +13,15 @@ Under KVM (make bench ACCEL=kvm) the programs run with --cycles and also
 print "BENCHCYC <table> <state> <call> <n> <median_cycles>": the kernel's
 reference cycles.  Where they are present, each table gets a companion
 table of them (CSV: -cycles.csv); where a program could not open the
-counter, the report says why.  Logs without them give the same tables as
-before.
+counter, the report says why.
+
+Under -icount (make bench) mseal_bench runs with --insns and, where the
+guest has an instruction counter (arm64's PMU under TCG; x86 TCG has
+none), prints "BENCHINS syscall <state> <call> <n> <fewest_instructions>":
+the fewest kernel instructions of any call of the row.  Where both logs
+have them, each per-call table gets a companion table (CSV: -insns.csv).
+
+Logs without BENCHCYC or BENCHINS lines give the same tables as before.
 """
 import argparse
 import datetime
@@ -26,12 +33,14 @@ LINE = re.compile(r'^\s*BENCH (\S+) (\S+) (\S+) (\d+) (\d+) (\d+)\s*$')
 FRAG = re.compile(r'^\s*BENCHFRAG (\d+) (\d+) (-?\d+) (-?\d+) (-?\d+)\s*$')
 CYC = re.compile(r'^\s*BENCHCYC (\S+) (\S+) (\S+) (\d+) (\d+)\s*$')
 NOCYC = re.compile(r'^\s*# no kernel ref-cycles counter: (.*?)\s*$')
+INS = re.compile(r'^\s*BENCHINS (\S+) (\S+) (\S+) (\d+) (-?\d+)\s*$')
 
 
 def load(path):
     """BENCH rows by (table, state, call, n); BENCHFRAG rows by ('frag',
-    files, pages); BENCHCYC rows by ('cyc', table, state, call, n); and
-    ('nocyc',): why a program had no cycle counter."""
+    files, pages); BENCHCYC rows by ('cyc', table, state, call, n);
+    BENCHINS rows by ('ins', table, state, call, n); and ('nocyc',): why a
+    program had no cycle counter."""
     rows = {}
     with open(path, errors='replace') as f:
         for line in f:
@@ -51,6 +60,11 @@ def load(path):
                 table, state, call, n, med = c.groups()
                 rows[('cyc', table, state, call, int(n))] = int(med)
                 continue
+            c = INS.match(line)
+            if c:
+                table, state, call, n, fewest = c.groups()
+                rows[('ins', table, state, call, int(n))] = int(fewest)
+                continue
             c = NOCYC.match(line)
             if c:
                 rows[('nocyc',)] = c.group(1)
@@ -68,10 +82,11 @@ CYCLES_WHAT = ('reference cycles the CPU spent in the kernel for the benchmark '
                'cycles tick at a constant rate whatever the core clock does)')
 
 
-def has_cycles(base, patched, *prefix):
-    """Whether both logs have BENCHCYC rows (whose key starts with @prefix)."""
+def has_counter(kind, base, patched, *prefix):
+    """Whether both logs have BENCHCYC (@kind 'cyc') or BENCHINS ('ins')
+    rows whose key starts with @prefix."""
     def has(rows):
-        return any(k[0] == 'cyc' and k[1:1 + len(prefix)] == prefix for k in rows)
+        return any(k[0] == kind and k[1:1 + len(prefix)] == prefix for k in rows)
     return has(base) and has(patched)
 
 
@@ -91,7 +106,7 @@ def no_cycles_note(a, base, patched, p):
     """Say why there are no ref-cycles tables when a program tried (--cycles)
     and could not open the counter."""
     why = patched.get(('nocyc',)) or base.get(('nocyc',))
-    if why and not has_cycles(base, patched):
+    if why and not has_counter('cyc', base, patched):
         p('Kernel ref-cycles: not measured. The benchmark programs could not open '
           'the counter in the %s guest (perf_event_open: %s); the tables give time '
           'only. The ref-cycles event exists on Intel CPUs; the AMD and arm64 PMU '
@@ -100,14 +115,50 @@ def no_cycles_note(a, base, patched, p):
         p('')
 
 
-def cycles_row(cyc_csv, base, patched, key):
-    """(t, t_patched) of one BENCHCYC row, recorded in the CSV, or None."""
-    k = ('cyc',) + key
+def counter_row(kind, csv, base, patched, key):
+    """(base, patched) of one BENCHCYC (@kind 'cyc') or BENCHINS ('ins')
+    row, recorded in @csv, or None."""
+    k = (kind,) + key
     if k not in base or k not in patched:
         return None
     t, tp = base[k], patched[k]
-    cyc_csv.append('%s,%s,%s,%d,%d,%d,%d,%.3f' % (key + (t, tp, tp - t, pct(tp, t))))
+    csv.append('%s,%s,%s,%d,%d,%d,%d,%.3f' % (key + (t, tp, tp - t, pct(tp, t))))
     return t, tp
+
+
+def insns_table(base, patched, p, ins_csv, state, what):
+    """The companion of a per-call table: kernel instructions (BENCHINS)."""
+    k = ('ins', 'overhead', state, 'counter_read', 1)
+    reads = ''
+    if k in base and k in patched:
+        reads = (': %d instructions on the base kernel, %d on the patched one, the '
+                 'fewest of 100 back-to-back read pairs' % (base[k], patched[k]))
+    p('#### Kernel instructions (fewest), %s' % what)
+    p('')
+    p('**Instructions the kernel executed for one call**, counted by the guest PMU\'s '
+      'instruction counter for the benchmark thread (perf_event_open, '
+      'PERF_COUNT_HW_INSTRUCTIONS, exclude_user and exclude_hv; QEMU TCG under -icount '
+      'counts instructions exactly): user space, including the clock reads, is left '
+      'out, and what the two counter reads around each call count (the end of one '
+      'read() and the start of the next%s) is subtracted. Each figure is the fewest '
+      'over the same 808 calls as the time above (mremap: the sum over the `vmas` '
+      'moves of each move\'s fewest of 101), and is exact to one instruction where '
+      'the time moves in steps of the guest clock. `delta` = patched - base, '
+      '`per_vma` = delta / vmas, `%%` = 100 * delta / base. **A positive percentage '
+      'means the patched kernel is slower**.' % reads)
+    p('')
+    p('| syscall | vmas | kernel instructions | patched | delta | per_vma | % |')
+    p('|---|---:|---:|---:|---:|---:|---:|')
+    for call in ('munmap', 'mprotect', 'madvise', 'mremap'):
+        for n in (1, 2, 4, 8, 16, 32):
+            c = counter_row('ins', ins_csv, base, patched, ('syscall', state, call, n))
+            if c is None:
+                continue
+            t, tp = c
+            name = 'madvise(DONTNEED)' if call == 'madvise' else call
+            p('| %s | %d | %d | %d | %+d | %+.1f | %+.2f%% |'
+              % (name, n, t, tp, tp - t, (tp - t) / n, pct(tp, t)))
+    p('')
 
 
 def secretmem_tables(a, base, patched, p, csv, frag_csv, cyc_csv):
@@ -169,7 +220,7 @@ def secretmem_tables(a, base, patched, p, csv, frag_csv, cyc_csv):
             p('| %s | %d | %d | %+d | %+.2f%% |' % (what, t, tp, tp - t, pct(tp, t)))
             csv.append('secretmem,all,%s,64,%d,%d,%d,%.3f,,,' % (what, t, tp, tp - t, pct(tp, t)))
     p('')
-    if has_cycles(base, patched, 'secretmem'):
+    if has_counter('cyc', base, patched, 'secretmem'):
         p('Kernel ref-cycles of the same samples, per page: %s; median of 21 files. '
           'The 64 faults of a file are counted together, so the per-fault clock reads '
           '(user space) are not in `fault_per_page`; the two counter reads around them '
@@ -182,7 +233,7 @@ def secretmem_tables(a, base, patched, p, csv, frag_csv, cyc_csv):
         p('| what | ref-cycles | patched | delta | % |')
         p('|---|---:|---:|---:|---:|')
         for what in ('fault_per_page', 'cycle_per_page'):
-            c = cycles_row(cyc_csv, base, patched, ('secretmem', 'all', what, 64))
+            c = counter_row('cyc', cyc_csv, base, patched, ('secretmem', 'all', what, 64))
             if c:
                 t, tp = c
                 p('| %s | %d | %d | %+d | %+.2f%% |' % (what, t, tp, tp - t, pct(tp, t)))
@@ -210,6 +261,7 @@ def main():
     csv = ['table,state,call,n,t_base_ns,t_patched_ns,delta_ns,percent,'
            'median_base_ns,median_patched_ns,median_percent']
     cyc_csv = ['table,state,call,n,refcycles_base,refcycles_patched,delta,percent']
+    ins_csv = ['table,state,call,n,insns_base,insns_patched,delta,percent']
     p = out.append
     p('## %s: mseal' % a.arch)
     p('')
@@ -253,7 +305,7 @@ def main():
                 csv.append('syscall,%s,%s,%d,%d,%d,%d,%.3f,%d,%d,%.3f'
                            % (state, call, n, t, tp, tp - t, pct(tp, t), mt, mtp, pct(mtp, mt)))
         p('')
-        if has_cycles(base, patched, 'syscall', state):
+        if has_counter('cyc', base, patched, 'syscall', state):
             p('#### Kernel ref-cycles (median), %s' % what)
             p('')
             p('The same calls, in %s. Each figure is the median of 101 samples, each '
@@ -272,7 +324,7 @@ def main():
             for call in ('munmap', 'mprotect', 'madvise', 'mremap'):
                 for n in (1, 2, 4, 8, 16, 32):
                     k = ('syscall', state, call, n)
-                    c = cycles_row(cyc_csv, base, patched, k)
+                    c = counter_row('cyc', cyc_csv, base, patched, k)
                     if c is None or k not in base or k not in patched:
                         continue
                     (t, tp), mt, mtp = c, base[k][1], patched[k][1]
@@ -281,6 +333,8 @@ def main():
                       % (name, n, mt, mtp, pct(mtp, mt), t, tp, tp - t, (tp - t) / n,
                          pct(tp, t)))
             p('')
+        if has_counter('ins', base, patched, 'syscall', state):
+            insns_table(base, patched, p, ins_csv, state, what)
 
     p('### Page moves (stress-ng pagemove style)')
     p('')
@@ -302,7 +356,7 @@ def main():
             csv.append('pagemove,%s,mremap_page,512,%d,%d,%d,%.3f,%d,%d,%.3f'
                        % (state, t, tp, tp - t, pct(tp, t), mt, mtp, pct(mtp, mt)))
     p('')
-    if has_cycles(base, patched, 'pagemove'):
+    if has_counter('cyc', base, patched, 'pagemove'):
         p('Kernel ref-cycles of the same samples: %s, per sample of 512 remaps, '
           'median of 101.%s **A positive percentage means the patched kernel is '
           'slower**.' % (CYCLES_WHAT, cycles_overhead(base, patched, 'noseal',
@@ -311,7 +365,7 @@ def main():
         p('| process | ref-cycles per 512 remaps | patched | delta | % |')
         p('|---|---:|---:|---:|---:|')
         for state in ('noseal', 'sealed'):
-            c = cycles_row(cyc_csv, base, patched, ('pagemove', state, 'mremap_page', 512))
+            c = counter_row('cyc', cyc_csv, base, patched, ('pagemove', state, 'mremap_page', 512))
             if c:
                 t, tp = c
                 p('| %s | %d | %d | %+d | %+.2f%% |'
@@ -364,14 +418,15 @@ def main():
         if len(frag_csv) > 1:
             with open(re.sub(r'\.csv$', '', a.csv) + '-frag.csv', 'w') as f:
                 f.write('\n'.join(frag_csv) + '\n')
-        # Only runs with ref-cycles have this file: never leave an older
-        # run's next to this run's tables.
-        cyc_path = re.sub(r'\.csv$', '', a.csv) + '-cycles.csv'
-        if len(cyc_csv) > 1:
-            with open(cyc_path, 'w') as f:
-                f.write('\n'.join(cyc_csv) + '\n')
-        elif os.path.exists(cyc_path):
-            os.remove(cyc_path)
+        # Only runs with ref-cycles (instructions) have this file: never
+        # leave an older run's next to this run's tables.
+        for suffix, rows in (('-cycles.csv', cyc_csv), ('-insns.csv', ins_csv)):
+            path = re.sub(r'\.csv$', '', a.csv) + suffix
+            if len(rows) > 1:
+                with open(path, 'w') as f:
+                    f.write('\n'.join(rows) + '\n')
+            elif os.path.exists(path):
+                os.remove(path)
 
 
 if __name__ == '__main__':

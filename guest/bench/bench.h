@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the benchmark programs share: the abort-on-failure check, the
- * clock and the kernel cycle counter.  Under QEMU -icount shift=0 the
+ * clock and the kernel event counters.  Under QEMU -icount shift=0 the
  * guest clock advances one nanosecond per guest instruction.  Each
  * program defines BENCH_NAME.
  */
@@ -9,6 +9,7 @@
 #define GUEST_BENCH_H
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,12 +51,65 @@ static inline long long median(long long *v, int n)
 }
 
 /*
- * Kernel reference cycles of the calling thread (--cycles, make bench
- * ACCEL=kvm): PERF_COUNT_HW_REF_CPU_CYCLES with exclude_user, so that only
- * what the CPU spends in the kernel for this thread counts.  Reference
- * cycles tick at a constant rate whatever the core clock does.  The event
- * is pinned: if it ever cannot stay on the PMU, read() returns 0 and the
- * program stops instead of reporting partial counts.
+ * Kernel event counters of the calling thread: a hardware event with
+ * exclude_user and exclude_hv, so that only what the CPU does in the
+ * kernel for this thread counts.  The event is pinned: if it ever cannot
+ * stay on the PMU, read() returns 0 and the program stops instead of
+ * reporting partial counts.  @name is what messages call the counter.
+ */
+static inline int counter_open(unsigned long long config, const char *name)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.size = sizeof(attr),
+		.config = config,
+		.pinned = 1,
+		.exclude_user = 1,
+		.exclude_hv = 1,
+	};
+	int fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1,
+			 PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0) {
+		printf("# no kernel %s counter: %s\n", name, strerror(errno));
+		fflush(stdout);
+	}
+	return fd;
+}
+
+static inline long long counter_read(int fd, const char *name)
+{
+	uint64_t count;
+	ssize_t n;
+
+	n = read(fd, &count, sizeof(count));
+	if (!n) {
+		fprintf(stderr, BENCH_NAME ": the pinned %s counter lost its PMU counter\n",
+			name);
+		exit(1);
+	}
+	CHECK(n == sizeof(count), "read(counter)");
+	return count;
+}
+
+/*
+ * What reading a counter twice in a row counts, @n times: the end of one
+ * read() and the start of the next, which every counted interval includes.
+ */
+static inline void counter_read_pairs(int fd, const char *name,
+				      long long *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		long long c = counter_read(fd, name);
+
+		v[i] = counter_read(fd, name) - c;
+	}
+}
+
+/*
+ * Kernel reference cycles (--cycles, make bench ACCEL=kvm):
+ * PERF_COUNT_HW_REF_CPU_CYCLES, which ticks at a constant rate whatever
+ * the core clock does.
  *
  * Where there is no such counter (TCG has no PMU on x86; the AMD and arm64
  * PMU drivers map no ref-cycles event; perf_event_paranoid) the programs
@@ -66,23 +120,9 @@ static int cycles_fd = -1;
 /* Start counting for the calling thread; says so once if it cannot. */
 static inline void cycles_open(void)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_HARDWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_HW_REF_CPU_CYCLES,
-		.pinned = 1,
-		.exclude_user = 1,
-		.exclude_hv = 1,
-	};
-
 	if (cycles_fd >= 0)
 		close(cycles_fd);
-	cycles_fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1,
-			    PERF_FLAG_FD_CLOEXEC);
-	if (cycles_fd < 0) {
-		printf("# no kernel ref-cycles counter: %s\n", strerror(errno));
-		fflush(stdout);
-	}
+	cycles_fd = counter_open(PERF_COUNT_HW_REF_CPU_CYCLES, "ref-cycles");
 }
 
 /* In a forked child: the descriptor it inherited counts its parent. */
@@ -94,33 +134,17 @@ static inline void cycles_reopen(void)
 
 static inline long long cycles_now(void)
 {
-	uint64_t count;
-	ssize_t n;
-
 	if (cycles_fd < 0)
 		return 0;
-	n = read(cycles_fd, &count, sizeof(count));
-	if (!n) {
-		fprintf(stderr, BENCH_NAME ": the pinned ref-cycles counter lost its PMU counter\n");
-		exit(1);
-	}
-	CHECK(n == sizeof(count), "read(ref-cycles counter)");
-	return count;
+	return counter_read(cycles_fd, "ref-cycles");
 }
 
-/*
- * What reading the counter twice in a row counts: the end of one read()
- * and the start of the next, which every counted interval includes.
- */
+/* The median of 101 read pairs (counter_read_pairs()). */
 static inline long long cycles_read_cost(void)
 {
 	long long v[101];
 
-	for (int i = 0; i < 101; i++) {
-		long long c = cycles_now();
-
-		v[i] = cycles_now() - c;
-	}
+	counter_read_pairs(cycles_fd, "ref-cycles", v, 101);
 	return median(v, 101);
 }
 
@@ -179,6 +203,88 @@ static inline long long cycles_median(int div)
 	for (int i = 0; i < cycles_nr; i++)
 		cycles_sum[i] /= div;
 	return median(cycles_sum, cycles_nr);
+}
+
+/*
+ * Kernel instructions (--insns, make bench under -icount):
+ * PERF_COUNT_HW_INSTRUCTIONS.  QEMU's arm64 PMU under TCG -icount counts
+ * guest instructions exactly, so a call's count repeats to the
+ * instruction where the arm64 guest clock only steps every 16.  Where
+ * there is no such counter (x86 TCG has no PMU, and its clock already
+ * counts single instructions) the programs say so once and report time
+ * only.
+ *
+ * Loops that time calls one by one count each call's kernel instructions
+ * as cycles_start() and cycles_stop() count cycles, out of line and
+ * outside the timed interval: insns_start() before a call's first clock
+ * read and insns_stop() after its second.  insns_reset(slots) starts a
+ * row whose samples make @slots calls each (mremap: one per VMA moved):
+ * the k-th insns_stop() of every sample goes to slot k, and each slot
+ * keeps its fewest count, less the cost of an empty read pair.  Like
+ * cycles_start(), the helpers take no arguments, so that the loop keeps
+ * no more values in registers than without them.
+ */
+#define INSNS_SLOTS	32
+
+static int insns_fd = -1;
+static long long insns_cost, insns_mark, insns_min[INSNS_SLOTS];
+static int insns_slots, insns_slot;
+
+/*
+ * Start counting for the calling thread, and measure what a read pair
+ * counts: the fewest of 100 (counter_read_pairs()).  Says so once if it
+ * cannot.
+ */
+static inline void insns_open(void)
+{
+	long long v[100];
+
+	insns_fd = counter_open(PERF_COUNT_HW_INSTRUCTIONS, "instruction");
+	if (insns_fd < 0)
+		return;
+	counter_read_pairs(insns_fd, "instruction", v, 100);
+	qsort(v, 100, sizeof(*v), cmp_ll);
+	insns_cost = v[0];
+}
+
+/* Counting (insns_fd >= 0): a new row of @slots calls per sample. */
+static inline void insns_reset(int slots)
+{
+	if (insns_fd < 0)
+		return;
+	CHECK(slots >= 1 && slots <= INSNS_SLOTS, "calls per sample within INSNS_SLOTS");
+	for (int i = 0; i < slots; i++)
+		insns_min[i] = LLONG_MAX;
+	insns_slots = slots;
+	insns_slot = 0;
+}
+
+static __attribute__((noinline, unused)) void insns_start(void)
+{
+	if (insns_fd >= 0)
+		insns_mark = counter_read(insns_fd, "instruction");
+}
+
+static __attribute__((noinline, unused)) void insns_stop(void)
+{
+	long long n;
+
+	if (insns_fd < 0)
+		return;
+	n = counter_read(insns_fd, "instruction") - insns_mark - insns_cost;
+	if (n < insns_min[insns_slot])
+		insns_min[insns_slot] = n;
+	insns_slot = (insns_slot + 1) % insns_slots;
+}
+
+/* The row's figure: the sum over the slots of each one's fewest. */
+static inline long long insns_fewest(void)
+{
+	long long sum = 0;
+
+	for (int i = 0; i < insns_slots; i++)
+		sum += insns_min[i];
+	return sum;
 }
 
 #endif /* GUEST_BENCH_H */

@@ -7,6 +7,9 @@
 #   - the bench report adds ref-cycles tables only for consoles that have
 #     BENCHCYC lines (make bench ACCEL=kvm), and says why when a guest
 #     could not open the counter;
+#   - the bench report adds kernel-instruction tables and -insns.csv only
+#     for consoles that have BENCHINS lines (make bench under -icount on
+#     arm64), and leaves no stale -insns.csv behind;
 #   - a patch that does not apply is named with its hunk, and the tree is
 #     left usable;
 #   - export is byte-stable, and check-exported sees unexported work.
@@ -84,6 +87,30 @@ done
 bench_case icount-unchanged '!ref-cycles' "$tmp/bench-icount-base.log" "$tmp/bench-icount-patched.log"
 bench_case no-counter 'Kernel ref-cycles: not measured. The benchmark programs could not open the counter in the x86_64 guest (perf_event_open: No such file or directory)' \
 	"$tmp/bench-nopmu-base.log" "$tmp/bench-nopmu-patched.log"
+
+# BENCHINS (mseal_bench --insns under -icount; lines from arm64 boots).
+bench_case icount-insns '| mprotect | 1 | 2375 | 2379 | +4 | +4.0 | +0.17% |' \
+	"$fx/bench-icount-base.log" "$fx/bench-icount-patched.log"
+bench_case icount-insns-reads '875 instructions on the base kernel, 875 on the patched one' \
+	"$fx/bench-icount-base.log" "$fx/bench-icount-patched.log"
+for k in base patched; do
+	sed 's/^\( *\)BENCHINS overhead.*/\1# no kernel instruction counter: No such file or directory/; /BENCHINS/d' \
+		"$fx/bench-icount-$k.log" > "$tmp/bench-noins-$k.log"
+done
+bench_case no-insns-counter '!Kernel instructions' "$tmp/bench-noins-base.log" "$tmp/bench-noins-patched.log"
+# The CSV: written with BENCHINS lines, removed by a run without them.
+bench_csv() { # BASE_LOG PATCHED_LOG
+	python3 "$ROOT/scripts/bench-report.py" --arch arm64 --clock t --base-version b \
+		--series s --qemu q --csv "$tmp/b.csv" "$1" "$2" > /dev/null 2>&1
+}
+bench_csv "$fx/bench-icount-base.log" "$fx/bench-icount-patched.log"
+if grep -qx 'syscall,noseal,madvise,32,37122,36772,-350,-0.943' "$tmp/b-insns.csv" 2>/dev/null &&
+	bench_csv "$tmp/bench-noins-base.log" "$tmp/bench-noins-patched.log" &&
+	[ ! -e "$tmp/b-insns.csv" ]; then
+	record PASS bench-report:insns-csv "-insns.csv has the rows, and a run without BENCHINS removes it"
+else
+	record FAIL bench-report:insns-csv "$(cat "$tmp/b-insns.csv" 2>&1 | head -3)"
+fi
 
 # Kconfig: an option whose dependency is off must be named, not dropped.
 if [ -d "$KSRC/.git" ]; then
