@@ -56,6 +56,8 @@ for kind in base patched; do
 		--name "trace-$kind" --initrd "$bdir/$arch-trace/initramfs.cpio" \
 		--append "norandmaps nokaslr random.trust_cpu=on" --gdb "$port" --timeout 3000 > /dev/null &
 	qemu=$!
+	# QEMU runs in its own session: end it however this script ends.
+	trap 'kill -- -"$qemu" 2>/dev/null || true' EXIT
 	out=$bdir/$arch-trace-$kind.pcs
 	rm -f "$out"
 	sleep 1
