@@ -14,7 +14,9 @@
  * moves between two kernels whose code differs by a single test, and it
  * moved medians by up to 2%; the fastest call does not move.  The second
  * figure is the median over N samples of the mean of BATCH calls, which
- * includes that work.  Pagemove and mseal rows report medians.
+ * includes that work.  Pagemove and mseal rows report medians.  Each
+ * munmap, mprotect and madvise sample starts after a short sleep
+ * (settle()), with the work earlier calls deferred done.
  * Under QEMU -icount shift=0 the guest clock advances one nanosecond per
  * guest instruction, so "ns" here is instruction time, not wall time.
  *
@@ -81,6 +83,7 @@
  */
 #define MREMAP_BATCH	1
 #define POOL_PAGES	1000
+#define SETTLE_US	20000
 
 static long ps;
 static int reps = 101;
@@ -151,6 +154,22 @@ static void realternate(char *p, int n)
 }
 
 /*
+ * Before each sample, untimed: sleep for a few ticks, so that the work the
+ * previous calls deferred is done (RCU callbacks freeing maple-tree nodes,
+ * per-CPU list flushes) and every sample starts from the same slab state.
+ * Without it, munmap rows measured where SLUB's per-CPU slabs stood after
+ * boot: the same code path took its slow paths in every call of a row on
+ * one kernel and in none on the other (make insn-trace), and rows differed
+ * by up to 9% between kernels whose munmap differs by 5 instructions.
+ * Under -icount sleep=off the guest skips idle time: this costs no real
+ * time there.
+ */
+static void settle(void)
+{
+	usleep(SETTLE_US);
+}
+
+/*
  * The part of the pool every repetition works on: always the same, in the
  * middle of it, so that each repetition finds the same VMA tree and page
  * table shapes and the samples do not depend on where they ran.
@@ -207,6 +226,8 @@ static void bench_syscalls(void)
 			insns_reset(1);
 			for (int r = 0; r < reps; r++) {
 				char *p = window();
+
+				settle();
 
 				v[r] = 0;
 				for (int b = 0; b < BATCH; b++) {
@@ -397,6 +418,7 @@ static void probe(const char *name, int n)
 		CHECK(!op->call(p, n), op->name);
 		op->restore(p, n);
 	}
+	settle();
 	syscall(SYS_getppid);
 	CHECK(!op->call(p, n), op->name);
 	op->restore(p, n);
