@@ -49,10 +49,12 @@ def insn(pc):
 _exclusive = {}
 
 
-def exclusive_end(pc):
+def exclusive_loop(pc):
     """
     arm64: if @pc starts a load/store-exclusive loop (ldxr/ldaxr ... stxr
-    ... cbnz back), the address after the loop; else None.
+    ... cbnz back to @pc), (end, exits): the address after the loop, and
+    (branch, target) for each branch that may leave it early (a cmpxchg's
+    failed compare).  None otherwise.
     """
     if ARCH != "arm64":
         return None
@@ -61,16 +63,29 @@ def exclusive_end(pc):
     return _exclusive[pc]
 
 
+def _branch_target(operands):
+    target = operands.split(",")[-1].split()[0]
+    return int(target, 16) if target.startswith("0x") else None
+
+
 def _exclusive_scan(pc):
     if not insn(pc)[0].startswith(("ldx", "ldax")):
         return None
-    stored = False
+    stored, exits = False, []
     for i in range(1, 16):
-        op, _ = insn(pc + 4 * i)
+        at = pc + 4 * i
+        op, operands = insn(at)
         if op.startswith(("stx", "stlx")):
             stored = True
-        elif stored and op in ("cbnz", "cbz"):
-            return pc + 4 * (i + 1)
+        elif op in ("cbnz", "cbz", "tbz", "tbnz") or op.startswith("b."):
+            target = _branch_target(operands)
+            if stored and op == "cbnz" and target == pc:
+                return at + 4, exits
+            if target is None:
+                return None
+            exits.append((at, target))
+        elif op in ("b", "br", "ret", "bl", "blr"):
+            return None
     return None
 
 
@@ -94,12 +109,21 @@ def main():
         if pc == ret:
             break
         pcs.append(pc)
-        end = exclusive_end(pc)
-        if end is not None:
-            # Counted as the loop's straight path (one pass, store succeeds).
-            pcs.extend(range(pc + 4, end, 4))
-            gdb.execute("tbreak *0x%x" % end, to_string=True)
+        loop = exclusive_loop(pc)
+        if loop is not None:
+            # Run it; count the straight path up to where it left (one pass).
+            end, exits = loop
+            for target in {end} | {t for _, t in exits}:
+                gdb.execute("tbreak *0x%x" % target, to_string=True)
             gdb.execute("continue", to_string=True)
+            gdb.execute("delete", to_string=True)
+            landed = reg("$pc")
+            last = end
+            for branch, target in exits:
+                if target == landed and target != end:
+                    last = branch + 4
+                    break
+            pcs.extend(range(pc + 4, last, 4))
         elif pc == resched:
             gdb.execute("tbreak *0x%x" % return_address(), to_string=True)
             gdb.execute("continue", to_string=True)

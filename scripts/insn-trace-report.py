@@ -2,11 +2,13 @@
 """Compare two instruction traces of one system call (scripts/insn-trace.sh).
 
 Each trace is a file of program counters, one per executed instruction.
-Prints, per kernel function, how many instructions each kernel executed in
-it and the difference, largest differences first, then the totals, and for
-every function called from more than one place the instructions per call
-by caller, where base and patched differ (this is how a memset() whose
-count depends on the alignment of its destination shows up).
+Prints, for every kernel function whose count differs, how many
+instructions each kernel executed in it and the difference, largest first,
+then the totals; then the visits that differ: a visit is a run of
+instructions in one function, keyed by the function the run came from (for
+a leaf such as memset(), its caller), shown as count x length (this is how
+a memset() whose cost depends on the alignment of its destination shows
+up).  At most 40 such lines.
 
 Usage: insn-trace-report.py BASE.map BASE.trace PATCHED.map PATCHED.trace
 """

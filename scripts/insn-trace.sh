@@ -1,8 +1,11 @@
 #!/bin/bash
 # make insn-trace: where does a bench row's difference come from?  Single-
 # step one system call of guest/bench/mseal_bench in the base and in the
-# patched bench kernel (QEMU's gdb stub, gdb-multiarch) and print the
-# instructions each kernel executed in each function.
+# patched bench kernel (QEMU's gdb stub, gdb-multiarch) and print, for each
+# function whose count differs, the instructions each kernel executed in it.
+# The guests boot with a fixed kernel stack offset, so both traced calls run
+# at the alignment their stack frames give them (which is how alignment-
+# dependent costs such as memset() of on-stack structures show up).
 #
 # Usage: insn-trace.sh ARCH CALL VMAS [sealed]
 #   CALL  munmap, mprotect or madvise (as in the bench tables)
@@ -17,7 +20,8 @@ set -euo pipefail
 arch=$1 call=$2 vmas=$3 state=${4:-noseal}
 arch_vars "$arch"
 case $call in munmap | mprotect | madvise) ;; *) die "CALL: munmap, mprotect or madvise" ;; esac
-[ "$vmas" -ge 1 ] && [ "$vmas" -le 32 ] 2>/dev/null || die "VMAS: 1..32"
+case $vmas in '' | *[!0-9]*) die "VMAS: 1..32" ;; esac
+[ "$vmas" -ge 1 ] && [ "$vmas" -le 32 ] || die "VMAS: 1..32"
 args="--probe $call $vmas"
 case $state in
 noseal) ;;
@@ -54,10 +58,13 @@ for kind in base patched; do
 	port=$((20000 + RANDOM % 20000))
 	QEMU_SMP=1 setsid "$ROOT/scripts/boot.sh" "$arch" "$bdir/$arch-$kind" --icount \
 		--name "trace-$kind" --initrd "$bdir/$arch-trace/initramfs.cpio" \
-		--append "norandmaps nokaslr random.trust_cpu=on" --gdb "$port" --timeout 3000 > /dev/null &
+		--append "norandmaps nokaslr randomize_kstack_offset=off" \
+		--gdb "$port" --timeout 3000 > /dev/null &
 	qemu=$!
-	# QEMU runs in its own session: end it however this script ends.
-	trap 'kill -- -"$qemu" 2>/dev/null || true' EXIT
+	# boot.sh and QEMU run in a session of their own (timeout(1) moves
+	# QEMU to another process group, but not out of the session): end it
+	# however this script ends.
+	trap 'pkill -TERM -s "$qemu" 2>/dev/null || true' EXIT
 	out=$bdir/$arch-trace-$kind.pcs
 	rm -f "$out"
 	sleep 1
@@ -65,7 +72,7 @@ for kind in base patched; do
 		gdb-multiarch -batch -nx -x "$ROOT/scripts/insn-trace-gdb.py" \
 		"$bdir/$arch-$kind/vmlinux" > "$bdir/$arch-trace/gdb-$kind.log" 2>&1 || true
 	# gdb kills QEMU when it is done; if gdb failed, QEMU still waits.
-	kill -- -"$qemu" 2>/dev/null || true
+	pkill -TERM -s "$qemu" 2>/dev/null || true
 	wait "$qemu" || true
 	[ -s "$out" ] || die "no trace from the $kind kernel; see build/bench/$arch-trace/gdb-$kind.log"
 done

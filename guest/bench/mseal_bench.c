@@ -166,7 +166,7 @@ static void realternate(char *p, int n)
  */
 static void settle(void)
 {
-	usleep(SETTLE_US);
+	CHECK(!usleep(SETTLE_US), "usleep(settle)");
 }
 
 /*
@@ -404,7 +404,7 @@ static void bench_mseal(void)
 	free(v);
 }
 
-/* --probe: warm up as the benchmark does, then the marked call. */
+/* --probe: 64 calls to warm up, a settle(), then the marked call. */
 static void probe(const char *name, int n)
 {
 	const struct op *op = NULL;
@@ -466,7 +466,8 @@ int main(int argc, char **argv)
 			cycles = 1;
 		else if (!strcmp(argv[i], "--insns"))
 			insns = 1;
-		else if (!strcmp(argv[i], "--probe") && i + 2 < argc) {
+		else if (!strcmp(argv[i], "--probe")) {
+			CHECK(i + 2 < argc, "--probe CALL N");
 			probe_call = argv[++i];
 			probe_n = atoi(argv[++i]);
 		}
