@@ -458,15 +458,15 @@ int main(int argc, char **argv)
 
 	ps = sysconf(_SC_PAGESIZE);
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--seal-elsewhere"))
+		if (!strcmp(argv[i], "--seal-elsewhere")) {
 			seal = 1;
-		else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
 			reps = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--cycles"))
+		} else if (!strcmp(argv[i], "--cycles")) {
 			cycles = 1;
-		else if (!strcmp(argv[i], "--insns"))
+		} else if (!strcmp(argv[i], "--insns")) {
 			insns = 1;
-		else if (!strcmp(argv[i], "--probe")) {
+		} else if (!strcmp(argv[i], "--probe")) {
 			CHECK(i + 2 < argc, "--probe CALL N");
 			probe_call = argv[++i];
 			probe_n = atoi(argv[++i]);
