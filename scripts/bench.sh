@@ -53,10 +53,7 @@ done
 # One set of benchmark binaries for both kernels (the patched kernel's
 # headers: they define __NR_mseal, which the programs also hard-code).
 groot=$bdir/$arch-guest/root
-mkdir -p "$groot"
-make -C "$ROOT/guest" bench ARCH="$arch" CC="$GUEST_CC" KSRC="$KSRC" \
-	HDR="$bdir/$arch-patched/hdr" OUT="$groot" > "$bdir/$arch-guest/build.log" 2>&1 ||
-	die "benchmark programs failed to build; see build/bench/$arch-guest/build.log"
+build_bench_programs "$groot" "$bdir/$arch-guest/build.log"
 # Under KVM the programs also count the kernel's reference cycles
 # (--cycles, BENCHCYC lines).  Under -icount mseal_bench counts the kernel
 # instructions of each call it times (--insns, BENCHINS lines): exact on

@@ -44,10 +44,7 @@ command -v gdb-multiarch >/dev/null || {
 # The bench programs, with a manifest that runs only the probe.
 groot=$bdir/$arch-trace/root
 rm -rf "$bdir/$arch-trace"
-mkdir -p "$groot"
-make -C "$ROOT/guest" bench ARCH="$arch" CC="$GUEST_CC" KSRC="$KSRC" \
-	HDR="$bdir/$arch-patched/hdr" OUT="$groot" > "$bdir/$arch-trace/build.log" 2>&1 ||
-	die "benchmark programs failed to build; see build/bench/$arch-trace/build.log"
+build_bench_programs "$groot" "$bdir/$arch-trace/build.log"
 manifest=$bdir/$arch-trace/manifest
 echo "run probe $arch 600 /bench/mseal_bench $args" > "$manifest"
 guest_etc "$groot" "$arch" "$manifest"

@@ -90,6 +90,16 @@ pack_initramfs() {
 		cpio --null -o -H newc --owner=0:0 --reproducible --quiet ) > "$2"
 }
 
+# Build the benchmark programs (guest/bench/*.c) into ROOTDIR/bench for
+# ARCH (arch_vars must have run), against the patched bench kernel's UAPI
+# headers; the build log goes to LOG.
+build_bench_programs() { # ROOTDIR LOG
+	mkdir -p "$1"
+	make -C "$ROOT/guest" bench ARCH="$KARCH" CC="$GUEST_CC" KSRC="$KSRC" \
+		HDR="$BUILD/bench/$KARCH-patched/hdr" OUT="$1" > "$2" 2>&1 ||
+		die "benchmark programs failed to build; see ${2#"$ROOT"/}"
+}
+
 # /etc of a guest root: the users tests look up, and the manifest.
 guest_etc() { # ROOTDIR ARCH MANIFEST
 	mkdir -p "$1/etc"
