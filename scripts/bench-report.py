@@ -324,8 +324,10 @@ def main():
             for call in ('munmap', 'mprotect', 'madvise', 'mremap'):
                 for n in (1, 2, 4, 8, 16, 32):
                     k = ('syscall', state, call, n)
+                    if k not in base or k not in patched:
+                        continue
                     c = counter_row('cyc', cyc_csv, base, patched, k)
-                    if c is None or k not in base or k not in patched:
+                    if c is None:
                         continue
                     (t, tp), mt, mtp = c, base[k][1], patched[k][1]
                     name = 'madvise(DONTNEED)' if call == 'madvise' else call
