@@ -115,6 +115,17 @@ def no_cycles_note(a, base, patched, p):
         p('')
 
 
+SIZES = (1, 2, 4, 8, 16, 32)
+
+
+def syscall_rows(state):
+    """(call, name in the tables, vmas, key) of each per-call row, in order."""
+    for call in ('munmap', 'mprotect', 'madvise', 'mremap'):
+        name = 'madvise(DONTNEED)' if call == 'madvise' else call
+        for n in SIZES:
+            yield call, name, n, ('syscall', state, call, n)
+
+
 def counter_row(kind, csv, base, patched, key):
     """(base, patched) of one BENCHCYC (@kind 'cyc') or BENCHINS ('ins')
     row, recorded in @csv, or None."""
@@ -149,15 +160,13 @@ def insns_table(base, patched, p, ins_csv, state, what):
     p('')
     p('| syscall | vmas | kernel instructions | patched | delta | per_vma | % |')
     p('|---|---:|---:|---:|---:|---:|---:|')
-    for call in ('munmap', 'mprotect', 'madvise', 'mremap'):
-        for n in (1, 2, 4, 8, 16, 32):
-            c = counter_row('ins', ins_csv, base, patched, ('syscall', state, call, n))
-            if c is None:
-                continue
-            t, tp = c
-            name = 'madvise(DONTNEED)' if call == 'madvise' else call
-            p('| %s | %d | %d | %d | %+d | %+.1f | %+.2f%% |'
-              % (name, n, t, tp, tp - t, (tp - t) / n, pct(tp, t)))
+    for _, name, n, k in syscall_rows(state):
+        c = counter_row('ins', ins_csv, base, patched, k)
+        if c is None:
+            continue
+        t, tp = c
+        p('| %s | %d | %d | %d | %+d | %+.1f | %+.2f%% |'
+          % (name, n, t, tp, tp - t, (tp - t) / n, pct(tp, t)))
     p('')
 
 
@@ -293,17 +302,14 @@ def main():
         p('')
         p('| syscall | vmas | t | t_patched | delta | per_vma | % | median % |')
         p('|---|---:|---:|---:|---:|---:|---:|---:|')
-        for call in ('munmap', 'mprotect', 'madvise', 'mremap'):
-            for n in (1, 2, 4, 8, 16, 32):
-                k = ('syscall', state, call, n)
-                if k not in base or k not in patched:
-                    continue
-                (t, mt), (tp, mtp) = base[k], patched[k]
-                name = 'madvise(DONTNEED)' if call == 'madvise' else call
-                p('| %s | %d | %d | %d | %+d | %+.1f | %+.2f%% | %+.2f%% |'
-                  % (name, n, t, tp, tp - t, (tp - t) / n, pct(tp, t), pct(mtp, mt)))
-                csv.append('syscall,%s,%s,%d,%d,%d,%d,%.3f,%d,%d,%.3f'
-                           % (state, call, n, t, tp, tp - t, pct(tp, t), mt, mtp, pct(mtp, mt)))
+        for call, name, n, k in syscall_rows(state):
+            if k not in base or k not in patched:
+                continue
+            (t, mt), (tp, mtp) = base[k], patched[k]
+            p('| %s | %d | %d | %d | %+d | %+.1f | %+.2f%% | %+.2f%% |'
+              % (name, n, t, tp, tp - t, (tp - t) / n, pct(tp, t), pct(mtp, mt)))
+            csv.append('syscall,%s,%s,%d,%d,%d,%d,%.3f,%d,%d,%.3f'
+                       % (state, call, n, t, tp, tp - t, pct(tp, t), mt, mtp, pct(mtp, mt)))
         p('')
         if has_counter('cyc', base, patched, 'syscall', state):
             p('#### Kernel ref-cycles (median), %s' % what)
@@ -321,19 +327,16 @@ def main():
             p('| syscall | vmas | t median | t_patched median | % '
               '| ref-cycles | patched | delta | per_vma | % |')
             p('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
-            for call in ('munmap', 'mprotect', 'madvise', 'mremap'):
-                for n in (1, 2, 4, 8, 16, 32):
-                    k = ('syscall', state, call, n)
-                    if k not in base or k not in patched:
-                        continue
-                    c = counter_row('cyc', cyc_csv, base, patched, k)
-                    if c is None:
-                        continue
-                    (t, tp), mt, mtp = c, base[k][1], patched[k][1]
-                    name = 'madvise(DONTNEED)' if call == 'madvise' else call
-                    p('| %s | %d | %d | %d | %+.2f%% | %d | %d | %+d | %+.1f | %+.2f%% |'
-                      % (name, n, mt, mtp, pct(mtp, mt), t, tp, tp - t, (tp - t) / n,
-                         pct(tp, t)))
+            for _, name, n, k in syscall_rows(state):
+                if k not in base or k not in patched:
+                    continue
+                c = counter_row('cyc', cyc_csv, base, patched, k)
+                if c is None:
+                    continue
+                (t, tp), mt, mtp = c, base[k][1], patched[k][1]
+                p('| %s | %d | %d | %d | %+.2f%% | %d | %d | %+d | %+.1f | %+.2f%% |'
+                  % (name, n, mt, mtp, pct(mtp, mt), t, tp, tp - t, (tp - t) / n,
+                     pct(tp, t)))
             p('')
         if has_counter('ins', base, patched, 'syscall', state):
             insns_table(base, patched, p, ins_csv, state, what)
@@ -383,7 +386,7 @@ def main():
     p('')
     p('| vmas | t | per_vma |')
     p('|---:|---:|---:|')
-    for n in (1, 2, 4, 8, 16, 32):
+    for n in SIZES:
         k = ('mseal', 'noseal', 'mseal', n)
         if k in patched:
             t = patched[k][0]
@@ -397,7 +400,7 @@ def main():
         p('')
         p('| vmas | ref-cycles | per_vma |')
         p('|---:|---:|---:|')
-        for n in (1, 2, 4, 8, 16, 32):
+        for n in SIZES:
             k = ('cyc', 'mseal', 'noseal', 'mseal', n)
             if k in patched:
                 p('| %d | %d | %.0f |' % (n, patched[k], patched[k] / n))
