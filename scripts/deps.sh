@@ -4,7 +4,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-PKGS="linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev
+PKGS="linux-source-6.1 linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 cpio xz-utils rsync git python3 perl python3-ply python3-git ccache qemu-system-x86 qemu-system-arm
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
 

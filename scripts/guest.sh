@@ -15,8 +15,9 @@ arch_vars "$arch"
 root=$kout/guest/root
 log=$kout/guest/build.log
 mkdir -p "$root/etc" "$root/tests" "$root/bin"
+upstream=$(upstream_selftests)
 if ! make -C "$ROOT/guest" ARCH="$arch" CC="$GUEST_CC" KSRC="$src" \
-	HDR="$kout/hdr" OUT="$root" -j"$(nproc)" > "$log" 2>&1; then
+	HDR="$kout/hdr" OUT="$root" UPSTREAM="$upstream" -j"$(nproc)" > "$log" 2>&1; then
 	grep -E 'error|Error' "$log" | head -20 >&2
 	die "guest programs failed to build for $arch; log: ${log#"$ROOT"/}"
 fi

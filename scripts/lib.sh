@@ -107,3 +107,22 @@ guest_etc() { # ROOTDIR ARCH MANIFEST
 	echo 'root:x:0:' > "$1/etc/group"
 	manifest_for "$2" "$3" > "$1/etc/manifest"
 }
+
+# Upstream Linux's own mseal() selftest, from Debian's linux-source-6.12
+# (unchanged, never committed here): extracted once into build/upstream/.
+# Prints the selftests directory that holds mm/mseal_test.c.
+UPSTREAM_PKG=linux-source-6.12
+UPSTREAM_TARBALL=/usr/src/linux-source-6.12.tar.xz
+upstream_selftests() {
+	local dir=$BUILD/upstream/linux-source-6.12/tools/testing/selftests
+	if [ ! -f "$dir/mm/mseal_test.c" ]; then
+		[ -f "$UPSTREAM_TARBALL" ] || die "$UPSTREAM_TARBALL missing: run 'make deps'"
+		mkdir -p "$BUILD/upstream"
+		tar -xJf "$UPSTREAM_TARBALL" -C "$BUILD/upstream" \
+			linux-source-6.12/tools/testing/selftests/kselftest.h \
+			linux-source-6.12/tools/testing/selftests/mm/mseal_test.c \
+			linux-source-6.12/tools/testing/selftests/mm/mseal_helpers.h ||
+			die "cannot extract upstream's mseal_test from $UPSTREAM_TARBALL"
+	fi
+	echo "$dir"
+}
