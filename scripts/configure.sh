@@ -4,7 +4,8 @@
 # option a fragment asks for must be in the result with the asked value.
 #
 # Usage: configure.sh ARCH VARIANT KIND OUTDIR [SRCDIR]
-#   VARIANT  test (debug checks, KUnit) or bench (no debug; adds
+#   VARIANT  test (debug checks, KUnit; adds configs/debug-ARCH.config
+#            where it exists) or bench (no debug; adds
 #            configs/bench-ARCH.config where it exists)
 #   KIND     patched (adds configs/series*.config; series-test.config and
 #            series-ARCH.config for test kernels only), base, or bisect (like
@@ -20,7 +21,11 @@ arch_vars "$arch"
 
 frags=("$ROOT/configs/common.config" "$ROOT/configs/$arch.config")
 case $variant in
-test) frags+=("$ROOT/configs/debug.config") ;;
+test)
+	frags+=("$ROOT/configs/debug.config")
+	[ -f "$ROOT/configs/debug-$arch.config" ] &&
+		frags+=("$ROOT/configs/debug-$arch.config")
+	;;
 bench)
 	frags+=("$ROOT/configs/bench.config")
 	[ -f "$ROOT/configs/bench-$arch.config" ] &&
