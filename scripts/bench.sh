@@ -105,11 +105,8 @@ python3 "$ROOT/scripts/bench-report.py" --arch "$arch" --clock "$clock" \
 	--qemu "$($QEMU --version | head -1)" \
 	--csv "$bdir/$arch.csv" --md "$bdir/$arch.md" \
 	"$bdir/$arch-base.log" "$bdir/$arch-patched.log"
-# bench/RESULTS.md: the preface and the latest tables of each architecture.
-{
-	cat "$ROOT/bench/preface.md"
-	for a in x86_64 arm64; do
-		[ -f "$bdir/$a.md" ] && { cat "$bdir/$a.md"; echo; }
-	done
-} > "$ROOT/bench/RESULTS.md"
+# bench/RESULTS.md: the preface, this architecture's new tables and the
+# other architecture's tables as they were.
+python3 "$ROOT/scripts/bench-results.py" "$ROOT/bench/RESULTS.md" \
+	"$ROOT/bench/preface.md" "$arch" "$bdir/$arch.md"
 info "make bench $arch: $(( $(date +%s) - start )) s; tables in build/bench/$arch.md and bench/RESULTS.md"

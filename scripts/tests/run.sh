@@ -10,6 +10,8 @@
 #   - the bench report adds kernel-instruction tables and -insns.csv only
 #     for consoles that have BENCHINS lines (make bench under -icount on
 #     arm64), and leaves no stale -insns.csv behind;
+#   - bench/RESULTS.md keeps the other architecture's tables when one
+#     architecture is measured;
 #   - a patch that does not apply is named with its hunk, and the tree is
 #     left usable;
 #   - export is byte-stable, and check-exported sees unexported work.
@@ -149,6 +151,22 @@ if [ $st != 0 ] && grep -q 'patch does not apply: patches/0001-file-shout.patch'
 else
 	record FAIL tree-bad-patch "exit $st"
 	sed 's/^/        /' <<<"$out"
+fi
+
+# bench/RESULTS.md: a run on one architecture replaces that architecture's
+# sections and keeps the other's.
+printf '# Benchmark results\n\n' > "$tmp/preface.md"
+printf '# old preface\n\n## x86_64: mseal\n\nold x86 table\n\n## arm64: mseal\n\narm64 table\n\n## arm64: memfd_secret\n\narm64 secret\n\n' \
+	> "$tmp/RESULTS.md"
+printf '## x86_64: mseal\n\nnew x86 table\n\n' > "$tmp/x86_64.md"
+python3 "$ROOT/scripts/bench-results.py" "$tmp/RESULTS.md" "$tmp/preface.md" \
+	x86_64 "$tmp/x86_64.md"
+if grep -q 'new x86 table' "$tmp/RESULTS.md" && grep -q 'arm64 secret' "$tmp/RESULTS.md" &&
+	! grep -q 'old' "$tmp/RESULTS.md" &&
+	[ "$(grep -n '^## ' "$tmp/RESULTS.md" | cut -d' ' -f2 | tr '\n' ' ')" = "x86_64: arm64: arm64: " ]; then
+	record PASS bench-results-keep "an x86_64 run keeps the arm64 sections"
+else
+	record FAIL bench-results-keep "$(tr '\n' '|' < "$tmp/RESULTS.md")"
 fi
 
 # Export: byte-stable, and unexported work is noticed.
