@@ -30,7 +30,7 @@ import re
 import sys
 
 LINE = re.compile(r'^\s*BENCH (\S+) (\S+) (\S+) (\d+) (\d+) (\d+)\s*$')
-FRAG = re.compile(r'^\s*BENCHFRAG (\d+) (\d+) (-?\d+) (-?\d+) (-?\d+)\s*$')
+FRAG = re.compile(r'^\s*BENCHFRAG (\d+) (\d+) (-?\d+) (-?\d+) (-?\d+)(?: (-?\d+))?\s*$')
 CYC = re.compile(r'^\s*BENCHCYC (\S+) (\S+) (\S+) (\d+) (\d+)\s*$')
 NOCYC = re.compile(r'^\s*# no kernel ref-cycles counter: (.*?)\s*$')
 INS = re.compile(r'^\s*BENCHINS (\S+) (\S+) (\S+) (\d+) (-?\d+)\s*$')
@@ -38,7 +38,7 @@ INS = re.compile(r'^\s*BENCHINS (\S+) (\S+) (\S+) (\d+) (-?\d+)\s*$')
 
 def load(path):
     """BENCH rows by (table, state, call, n); BENCHFRAG rows by ('frag',
-    files, pages); BENCHCYC rows by ('cyc', table, state, call, n);
+    files, pages), as (4k, 2M, 1G, level3 splits or None); BENCHCYC rows by ('cyc', table, state, call, n);
     BENCHINS rows by ('ins', table, state, call, n); and ('nocyc',): why a
     program had no cycle counter."""
     rows = {}
@@ -47,8 +47,10 @@ def load(path):
             line = line.replace('\r', '')
             f_ = FRAG.match(line)
             if f_:
-                files, pages, d4, d2, d1 = map(int, f_.groups())
-                rows[('frag', files, pages)] = (d4, d2, d1)
+                files, pages, d4, d2, d1 = map(int, f_.groups()[:5])
+                l3 = f_.group(6)
+                l3 = int(l3) if l3 is not None and int(l3) >= 0 else None
+                rows[('frag', files, pages)] = (d4, d2, d1, l3)
                 continue
             m = LINE.match(line)
             if m:
@@ -193,22 +195,29 @@ def secretmem_tables(a, base, patched, p, csv, frag_csv, cyc_csv):
           'pool, the secret pages land in different 2 MiB blocks. Figures are the change of '
           'the DirectMap4k, DirectMap2M and DirectMap1G lines of /proc/meminfo, in kB, while '
           'all files hold their pages, compared with just before the row. Growth of '
-          'DirectMap4k is the fragmentation: 2 MiB entries split into 4 KiB ones. Rows ran '
+          'DirectMap4k is the fragmentation: 2 MiB entries split into 4 KiB ones. '
+          '`1G splits` is the change of direct_map_level3_splits in /proc/vmstat: 1 GiB '
+          'entries split into 2 MiB ones (- where a log lacks it). Rows ran '
           'in this order in one boot; on the base kernel splits are permanent, so a later '
           'row may reuse entries an earlier one split and grow less than it would on its '
           'own.%s' % ('' if any(k[0] == 'frag' for k in base) else
                       ' (The base kernel printed no rows: memfd_secret() was unavailable.)'))
         p('')
         p('| files x pages | DirectMap4k base | patched | DirectMap2M base | patched '
-          '| DirectMap1G base | patched |')
-        p('|---|---:|---:|---:|---:|---:|---:|')
+          '| DirectMap1G base | patched | 1G splits base | patched |')
+        p('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
+
+        def l3(v):
+            return '-' if v is None else '%+d' % v
+
         for k in frag:
-            b = base.get(k, (0, 0, 0))
+            b = base.get(k, (0, 0, 0, None))
             q = patched[k]
-            p('| %d x %d | %+d | %+d | %+d | %+d | %+d | %+d |'
-              % (k[1], k[2], b[0], q[0], b[1], q[1], b[2], q[2]))
-            frag_csv.append('%d,%d,%d,%d,%d,%d,%d,%d'
-                            % (k[1], k[2], b[0], q[0], b[1], q[1], b[2], q[2]))
+            p('| %d x %d | %+d | %+d | %+d | %+d | %+d | %+d | %s | %s |'
+              % (k[1], k[2], b[0], q[0], b[1], q[1], b[2], q[2], l3(b[3]), l3(q[3])))
+            frag_csv.append('%d,%d,%d,%d,%d,%d,%d,%d,%s,%s'
+                            % (k[1], k[2], b[0], q[0], b[1], q[1], b[2], q[2],
+                               '' if b[3] is None else b[3], '' if q[3] is None else q[3]))
         p('')
     p('### Cost of a secret page')
     p('')
@@ -220,14 +229,24 @@ def secretmem_tables(a, base, patched, p, csv, frag_csv, cyc_csv):
       'so that cost is in neither figure. **A positive percentage means the patched '
       'kernel is slower**.' % a.clock)
     p('')
+    if any(k[:2] == ('secretmem', 'fallback') for k in patched):
+        p('The `fallback` rows measure the patched kernel with secretmem.pool_blocks=0: '
+          'every secret page is taken and removed from the direct map on its own, as '
+          'when no 2 MiB block can be allocated. They are compared with the same base '
+          'figures, since that is what the base kernel always does.')
+        p('')
     p('| what | t | t_patched | delta | % |')
     p('|---|---:|---:|---:|---:|')
-    for what in ('fault_per_page', 'cycle_per_page'):
-        k = ('secretmem', 'all', what, 64)
-        if k in base and k in patched:
-            t, tp = base[k][0], patched[k][0]
-            p('| %s | %d | %d | %+d | %+.2f%% |' % (what, t, tp, tp - t, pct(tp, t)))
-            csv.append('secretmem,all,%s,64,%d,%d,%d,%.3f,,,' % (what, t, tp, tp - t, pct(tp, t)))
+    for state in ('all', 'fallback'):
+        for what in ('fault_per_page', 'cycle_per_page'):
+            k = ('secretmem', 'all', what, 64)
+            kp = ('secretmem', state, what, 64)
+            if k in base and kp in patched:
+                t, tp = base[k][0], patched[kp][0]
+                name = what if state == 'all' else '%s (fallback)' % what
+                p('| %s | %d | %d | %+d | %+.2f%% |' % (name, t, tp, tp - t, pct(tp, t)))
+                csv.append('secretmem,%s,%s,64,%d,%d,%d,%.3f,,,'
+                           % (state, what, t, tp, tp - t, pct(tp, t)))
     p('')
     if has_counter('cyc', base, patched, 'secretmem'):
         p('Kernel ref-cycles of the same samples, per page: %s; median of 21 files. '
@@ -409,7 +428,8 @@ def main():
 
     frag_csv = ['files,pages,directmap4k_base_kb,directmap4k_patched_kb,'
                 'directmap2m_base_kb,directmap2m_patched_kb,'
-                'directmap1g_base_kb,directmap1g_patched_kb']
+                'directmap1g_base_kb,directmap1g_patched_kb,'
+                'level3_splits_base,level3_splits_patched']
     secretmem_tables(a, base, patched, p, csv, frag_csv, cyc_csv)
 
     text = '\n'.join(out)

@@ -460,7 +460,8 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seal-elsewhere")) {
 			seal = 1;
-		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc &&
+			   atoi(argv[i + 1]) > 0) {
 			reps = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--cycles")) {
 			cycles = 1;
@@ -470,6 +471,10 @@ int main(int argc, char **argv)
 			CHECK(i + 2 < argc, "--probe CALL N");
 			probe_call = argv[++i];
 			probe_n = atoi(argv[++i]);
+		} else {
+			fprintf(stderr, "%s: bad option '%s'\nUsage: %s [--seal-elsewhere] [--reps N] [--cycles | --insns] [--probe CALL N]\n",
+				BENCH_NAME, argv[i], BENCH_NAME);
+			return 2;
 		}
 	}
 	if (cycles && insns) {

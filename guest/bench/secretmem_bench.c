@@ -13,14 +13,19 @@
  * values before the row.  Rows run in this order in one boot: on a kernel
  * without the pool, splits are permanent and a later row may find
  * entries an earlier one already split.
- *   BENCHFRAG <files> <pages> <4k_delta_kB> <2m_delta_kB> <1g_delta_kB>
+ * The row also gives the change of direct_map_level3_splits in /proc/vmstat
+ * (1 GiB entries split into 2 MiB ones; -1 where the counter is missing).
+ *   BENCHFRAG <files> <pages> <4k_delta_kB> <2m_delta_kB> <1g_delta_kB> <l3_splits>
  *
  * Fault cost: one process maps a 64-page secret file and touches every
  * page; each touch (a page fault) is timed on its own.  Reported: the
  * median over N files of the mean per page, and of a whole cycle
  * (memfd_secret, ftruncate, mmap, 64 faults, munmap, close) per page.
  *   BENCH secretmem all <what> 64 <median_ns> <median_ns>
- * Under QEMU -icount shift=0 "ns" is guest instructions.
+ * Under QEMU -icount shift=0 "ns" is guest instructions.  Where the kernel
+ * has the secretmem.pool_blocks parameter (the pool), the same is measured
+ * again with it set to 0, that is on the pool's fallback of single pages:
+ *   BENCH secretmem fallback <what> 64 <median_ns> <median_ns>
  *
  * --cycles (make bench ACCEL=kvm) also counts the kernel's ref-cycles
  * (bench.h) over the 64 faults of a file and over a whole cycle, and adds
@@ -34,6 +39,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -59,6 +65,8 @@
 static long ps;
 static int reps = 21;
 
+#define POOL_BLOCKS	"/sys/module/secretmem/parameters/pool_blocks"
+
 /* DirectMap4k, 2M, 1G in kB; -1 where the line is missing. */
 static void direct_map(long long dm[3])
 {
@@ -73,6 +81,21 @@ static void direct_map(long long dm[3])
 			if (!strncmp(line, key[i], strlen(key[i])))
 				dm[i] = atoll(line + strlen(key[i]));
 	fclose(f);
+}
+
+/* direct_map_level3_splits of /proc/vmstat (1 GiB entries split); -1 if missing. */
+static long long level3_splits(void)
+{
+	FILE *f = fopen("/proc/vmstat", "r");
+	long long val = -1, v;
+	char key[64];
+
+	CHECK(f, "fopen(/proc/vmstat)");
+	while (fscanf(f, "%63s %lld", key, &v) == 2)
+		if (!strcmp(key, "direct_map_level3_splits"))
+			val = v;
+	fclose(f);
+	return val;
 }
 
 static int secret_file(long pages)
@@ -108,13 +131,14 @@ static void holder(long pages, int ready)
 
 static void frag_row(int files, long pages)
 {
-	long long before[3], after[3];
+	long long before[3], after[3], l3_before, l3_after;
 	pid_t *pids = calloc(files, sizeof(*pids));
 	int fds[2];
 	char c;
 
 	CHECK(pids && !pipe(fds), "pipe");
 	direct_map(before);
+	l3_before = level3_splits();
 	for (int i = 0; i < files; i++) {
 		pids[i] = fork();
 		CHECK(pids[i] >= 0, "fork");
@@ -126,8 +150,10 @@ static void frag_row(int files, long pages)
 		CHECK(read(fds[0], &c, 1) == 1, "read(ready)");
 	}
 	direct_map(after);
-	printf("BENCHFRAG %d %ld %lld %lld %lld\n", files, pages,
-	       after[0] - before[0], after[1] - before[1], after[2] - before[2]);
+	l3_after = level3_splits();
+	printf("BENCHFRAG %d %ld %lld %lld %lld %lld\n", files, pages,
+	       after[0] - before[0], after[1] - before[1], after[2] - before[2],
+	       l3_before < 0 ? -1 : l3_after - l3_before);
 	fflush(stdout);
 	for (int i = 0; i < files; i++)
 		kill(pids[i], SIGKILL);
@@ -143,7 +169,8 @@ static void frag_row(int files, long pages)
  * --cycles, not one instruction of counter code runs in the intervals
  * timed, where it would count under -icount.
  */
-static inline __attribute__((always_inline)) void do_fault_cost(const bool cyc)
+static inline __attribute__((always_inline)) void do_fault_cost(const bool cyc,
+								  const char *state)
 {
 	long long *fault = calloc(reps, sizeof(long long));
 	long long *cycle = calloc(reps, sizeof(long long));
@@ -179,14 +206,14 @@ static inline __attribute__((always_inline)) void do_fault_cost(const bool cyc)
 		/* Let deferred work (the pool's reuse) run outside the next sample. */
 		usleep(20000);
 	}
-	printf("BENCH secretmem all fault_per_page %d %lld %lld\n", FAULT_PAGES,
-	       median(fault, reps), median(fault, reps));
-	printf("BENCH secretmem all cycle_per_page %d %lld %lld\n", FAULT_PAGES,
-	       median(cycle, reps), median(cycle, reps));
+	printf("BENCH secretmem %s fault_per_page %d %lld %lld\n", state,
+	       FAULT_PAGES, median(fault, reps), median(fault, reps));
+	printf("BENCH secretmem %s cycle_per_page %d %lld %lld\n", state,
+	       FAULT_PAGES, median(cycle, reps), median(cycle, reps));
 	if (cyc) {
-		printf("BENCHCYC secretmem all fault_per_page %d %lld\n",
+		printf("BENCHCYC secretmem %s fault_per_page %d %lld\n", state,
 		       FAULT_PAGES, median(fault_c, reps));
-		printf("BENCHCYC secretmem all cycle_per_page %d %lld\n",
+		printf("BENCHCYC secretmem %s cycle_per_page %d %lld\n", state,
 		       FAULT_PAGES, median(cycle_c, reps));
 		free(fault_c);
 		free(cycle_c);
@@ -196,12 +223,42 @@ static inline __attribute__((always_inline)) void do_fault_cost(const bool cyc)
 	free(cycle);
 }
 
-static void fault_cost(void)
+static void fault_cost(const char *state)
 {
 	if (cycles_fd >= 0)
-		do_fault_cost(true);
+		do_fault_cost(true, state);
 	else
-		do_fault_cost(false);
+		do_fault_cost(false, state);
+}
+
+/* Write @val to a file; false if it cannot be written (no such parameter). */
+static bool set_param(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok;
+}
+
+/*
+ * The pool's fallback: single pages, each removed from the direct map on
+ * its own, as when no 2 MiB block can be allocated.  The patched kernel
+ * is told to use no blocks (secretmem.pool_blocks=0); the base kernel has
+ * no such parameter and prints no rows, and the report compares these
+ * with its "all" rows, which is the same path there.
+ */
+static void fallback_cost(void)
+{
+	if (!set_param(POOL_BLOCKS, "0")) {
+		printf("# no %s: no fallback rows\n", POOL_BLOCKS);
+		return;
+	}
+	fault_cost("fallback");
+	CHECK(set_param(POOL_BLOCKS, "1"), "write " POOL_BLOCKS);
 }
 
 int main(int argc, char **argv)
@@ -215,10 +272,15 @@ int main(int argc, char **argv)
 
 	ps = sysconf(_SC_PAGESIZE);
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+		if (!strcmp(argv[i], "--reps") && i + 1 < argc && atoi(argv[i + 1]) > 0) {
 			reps = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--cycles"))
+		} else if (!strcmp(argv[i], "--cycles")) {
 			cycles = 1;
+		} else {
+			fprintf(stderr, "%s: bad option '%s'\nUsage: %s [--reps N] [--cycles]\n",
+				BENCH_NAME, argv[i], BENCH_NAME);
+			return 2;
+		}
 	}
 
 	fd = syscall(__NR_memfd_secret, 0);
@@ -236,7 +298,8 @@ int main(int argc, char **argv)
 			       cycles_read_cost());
 	}
 
-	fault_cost();
+	fault_cost("all");
+	fallback_cost();
 	direct_map(dm);
 	if (dm[0] < 0) {
 		/* arm64 does not report them. */
