@@ -22,9 +22,15 @@ the fewest kernel instructions of any call of the row.  Where both logs
 have them, each per-call table gets a companion table (CSV: -insns.csv).
 
 Logs without BENCHCYC or BENCHINS lines give the same tables as before.
+
+The method's constants (samples, calls per sample, sleeps, read pairs)
+come from the programs' "BENCHMETA <program> key=value ..." lines; a log
+from before those lines gets the constants the programs had then
+(METHOD_DEFAULTS).
 """
 import argparse
 import datetime
+import hashlib
 import os
 import re
 import sys
@@ -34,13 +40,24 @@ FRAG = re.compile(r'^\s*BENCHFRAG (\d+) (\d+) (-?\d+) (-?\d+) (-?\d+)(?: (-?\d+)
 CYC = re.compile(r'^\s*BENCHCYC (\S+) (\S+) (\S+) (\d+) (\d+)\s*$')
 NOCYC = re.compile(r'^\s*# no kernel ref-cycles counter: (.*?)\s*$')
 INS = re.compile(r'^\s*BENCHINS (\S+) (\S+) (\S+) (\d+) (-?\d+)\s*$')
+META = re.compile(r'^\s*BENCHMETA (\S+)((?: \w+=\d+)*)\s*$')
+
+# What the programs printed on their BENCHMETA lines, as they were before
+# they printed them: the values a log without those lines was measured with.
+METHOD_DEFAULTS = {
+    'mseal_bench': dict(reps=101, batch=8, pagemove_pages=256,
+                        cyc_read_pairs=101, ins_read_pairs=100),
+    'secretmem_bench': dict(reps=21, fault_pages=64, sleep_us=20000,
+                            cyc_read_pairs=101),
+}
 
 
 def load(path):
     """BENCH rows by (table, state, call, n); BENCHFRAG rows by ('frag',
     files, pages), as (4k, 2M, 1G, level3 splits or None); BENCHCYC rows by ('cyc', table, state, call, n);
-    BENCHINS rows by ('ins', table, state, call, n); and ('nocyc',): why a
-    program had no cycle counter."""
+    BENCHINS rows by ('ins', table, state, call, n); ('nocyc',): why a
+    program had no cycle counter; and BENCHMETA lines by ('meta', program),
+    as a dict of int values."""
     rows = {}
     with open(path, errors='replace') as f:
         for line in f:
@@ -70,7 +87,24 @@ def load(path):
             c = NOCYC.match(line)
             if c:
                 rows[('nocyc',)] = c.group(1)
+                continue
+            c = META.match(line)
+            if c:
+                rows[('meta', c.group(1))] = {
+                    k: int(v) for k, v in (kv.split('=') for kv in c.group(2).split())}
     return rows
+
+
+def method(base, patched, program):
+    """The constants @program ran with (BENCHMETA), METHOD_DEFAULTS for
+    what a log lacks.  Both kernels must have run the same method."""
+    def of(rows):
+        return dict(METHOD_DEFAULTS[program], **rows.get(('meta', program), {}))
+    m = of(patched)
+    if of(base) != m:
+        sys.exit('bench-report: %s ran with %s on the base kernel but %s on the '
+                 'patched one' % (program, of(base), m))
+    return m
 
 
 def pct(new, old):
@@ -92,16 +126,17 @@ def has_counter(kind, base, patched, *prefix):
     return has(base) and has(patched)
 
 
-def cycles_overhead(base, patched, state, where):
+def cycles_overhead(base, patched, state, where, m):
     """The sentence on what reading the counter adds to each counted
-    interval, from the programs' "BENCHCYC overhead" lines."""
+    interval, from the programs' "BENCHCYC overhead" lines (@m: the
+    program's method())."""
     k = ('cyc', 'overhead', state, 'counter_read', 1)
     if k not in base or k not in patched:
         return ''
     return (' Each counted interval also holds the end of one read() of the counter '
             'and the start of the next, the same code on both kernels: %d reference '
-            'cycles on the base kernel, %d on the patched one (median of 101 '
-            'back-to-back reads), %s.' % (base[k], patched[k], where))
+            'cycles on the base kernel, %d on the patched one (median of %d '
+            'back-to-back reads), %s.' % (base[k], patched[k], m['cyc_read_pairs'], where))
 
 
 def no_cycles_note(a, base, patched, p):
@@ -139,13 +174,14 @@ def counter_row(kind, csv, base, patched, key):
     return t, tp
 
 
-def insns_table(base, patched, p, ins_csv, state, what):
+def insns_table(base, patched, p, ins_csv, state, what, m):
     """The companion of a per-call table: kernel instructions (BENCHINS)."""
     k = ('ins', 'overhead', state, 'counter_read', 1)
     reads = ''
     if k in base and k in patched:
         reads = (': %d instructions on the base kernel, %d on the patched one, the '
-                 'fewest of 100 back-to-back read pairs' % (base[k], patched[k]))
+                 'fewest of %d back-to-back read pairs'
+                 % (base[k], patched[k], m['ins_read_pairs']))
     p('#### Kernel instructions (fewest), %s' % what)
     p('')
     p('**Instructions the kernel executed for one call**, counted by the guest PMU\'s '
@@ -154,11 +190,11 @@ def insns_table(base, patched, p, ins_csv, state, what):
       'counts instructions exactly): user space, including the clock reads, is left '
       'out, and what the two counter reads around each call count (the end of one '
       'read() and the start of the next%s) is subtracted. Each figure is the fewest '
-      'over the same 808 calls as the time above (mremap: the sum over the `vmas` '
-      'moves of each move\'s fewest of 101), and is exact to one instruction where '
+      'over the same %d calls as the time above (mremap: the sum over the `vmas` '
+      'moves of each move\'s fewest of %d), and is exact to one instruction where '
       'the time moves in steps of the guest clock. `delta` = patched - base, '
       '`per_vma` = delta / vmas, `%%` = 100 * delta / base. **A positive percentage '
-      'means the patched kernel is slower**.' % reads)
+      'means the patched kernel is slower**.' % (reads, m['reps'] * m['batch'], m['reps']))
     p('')
     p('| syscall | vmas | kernel instructions | patched | delta | per_vma | % |')
     p('|---|---:|---:|---:|---:|---:|---:|')
@@ -176,6 +212,8 @@ def secretmem_tables(a, base, patched, p, csv, frag_csv, cyc_csv):
     frag = [k for k in patched if k[0] == 'frag']  # in the order they ran
     if not frag and not any(k[0] == 'secretmem' for k in patched):
         return
+    m = method(base, patched, 'secretmem_bench')
+    pages = m['fault_pages']
     p('## %s: memfd_secret' % a.arch)
     p('')
     p('Base: the unpatched kernel, where every secret page leaves the direct map on its '
@@ -221,13 +259,14 @@ def secretmem_tables(a, base, patched, p, csv, frag_csv, cyc_csv):
         p('')
     p('### Cost of a secret page')
     p('')
-    p('One process maps a 64-page memfd_secret file and touches each page once: '
+    p('One process maps a %d-page memfd_secret file and touches each page once: '
       '`fault_per_page` is the mean time of one such page fault, `cycle_per_page` the '
-      'time of memfd_secret + ftruncate + mmap + 64 faults + munmap + close divided by 64; '
-      'medians of 21 files, in nanoseconds of %s. The pool zeroes reused pages in a work '
-      'item after close, which the program lets run between samples (20 ms sleep), '
+      'time of memfd_secret + ftruncate + mmap + %d faults + munmap + close divided by %d; '
+      'medians of %d files, in nanoseconds of %s. The pool zeroes reused pages in a work '
+      'item after close, which the program lets run between samples (%g ms sleep), '
       'so that cost is in neither figure. **A positive percentage means the patched '
-      'kernel is slower**.' % a.clock)
+      'kernel is slower**.'
+      % (pages, pages, pages, m['reps'], a.clock, m['sleep_us'] / 1000))
     p('')
     if any(k[:2] == ('secretmem', 'fallback') for k in patched):
         p('The `fallback` rows measure the patched kernel with secretmem.pool_blocks=0: '
@@ -239,47 +278,75 @@ def secretmem_tables(a, base, patched, p, csv, frag_csv, cyc_csv):
     p('|---|---:|---:|---:|---:|')
     for state in ('all', 'fallback'):
         for what in ('fault_per_page', 'cycle_per_page'):
-            k = ('secretmem', 'all', what, 64)
-            kp = ('secretmem', state, what, 64)
+            k = ('secretmem', 'all', what, pages)
+            kp = ('secretmem', state, what, pages)
             if k in base and kp in patched:
                 t, tp = base[k][0], patched[kp][0]
                 name = what if state == 'all' else '%s (fallback)' % what
                 p('| %s | %d | %d | %+d | %+.2f%% |' % (name, t, tp, tp - t, pct(tp, t)))
-                csv.append('secretmem,%s,%s,64,%d,%d,%d,%.3f,,,'
-                           % (state, what, t, tp, tp - t, pct(tp, t)))
+                csv.append('secretmem,%s,%s,%d,%d,%d,%d,%.3f,,,'
+                           % (state, what, pages, t, tp, tp - t, pct(tp, t)))
     p('')
     if has_counter('cyc', base, patched, 'secretmem'):
-        p('Kernel ref-cycles of the same samples, per page: %s; median of 21 files. '
-          'The 64 faults of a file are counted together, so the per-fault clock reads '
+        p('Kernel ref-cycles of the same samples, per page: %s; median of %d files. '
+          'The %d faults of a file are counted together, so the per-fault clock reads '
           '(user space) are not in `fault_per_page`; the two counter reads around them '
           'are in `cycle_per_page`.%s **A positive percentage means the patched kernel '
-          'is slower**.' % (CYCLES_WHAT, cycles_overhead(
+          'is slower**.' % (CYCLES_WHAT, m['reps'], pages, cycles_overhead(
               base, patched, 'all', 'once per file for `fault_per_page` and three times '
               'for `cycle_per_page` (whose interval holds the two reads around the '
-              'faults), that is 1/64 and 3/64 of it per page')))
+              'faults), that is 1/%d and 3/%d of it per page' % (pages, pages), m)))
         p('')
         p('| what | ref-cycles | patched | delta | % |')
         p('|---|---:|---:|---:|---:|')
         for what in ('fault_per_page', 'cycle_per_page'):
-            c = counter_row('cyc', cyc_csv, base, patched, ('secretmem', 'all', what, 64))
+            c = counter_row('cyc', cyc_csv, base, patched, ('secretmem', 'all', what, pages))
             if c:
                 t, tp = c
                 p('| %s | %d | %d | %+d | %+.2f%% |' % (what, t, tp, tp - t, pct(tp, t)))
         p('')
 
 
-def main():
+# The series' options the header states, as the patched kernel was built.
+HEADER_OPTIONS = ('CONFIG_MSEAL', 'CONFIG_MSEAL_SYSTEM_MAPPINGS')
+
+
+def kconfig_options(path):
+    """'CONFIG_X=y, CONFIG_Y off' for HEADER_OPTIONS in the .config @path;
+    without one, what the bench kernels were built with before the
+    report read it."""
+    if not path:
+        return 'CONFIG_MSEAL=y, CONFIG_MSEAL_SYSTEM_MAPPINGS off'
+    values = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r'(CONFIG_\w+)=(.*)', line)
+            if m:
+                values[m.group(1)] = m.group(2)
+    return ', '.join('%s=%s' % (o, values[o]) if o in values else '%s off' % o
+                     for o in HEADER_OPTIONS)
+
+
+def sha256(path):
+    with open(path, 'rb') as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument('--arch', required=True)
     ap.add_argument('--clock', required=True)
     ap.add_argument('--base-version', required=True)
     ap.add_argument('--series', required=True)
     ap.add_argument('--qemu', required=True)
+    ap.add_argument('--kconfig', help="the patched kernel's .config")
+    ap.add_argument('--images', nargs=3, metavar=('BASE', 'PATCHED', 'INITRAMFS'),
+                    help='the kernel images and the initramfs measured (sha256 in the header)')
     ap.add_argument('--csv')
     ap.add_argument('--md')
     ap.add_argument('base')
     ap.add_argument('patched')
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
 
     base, patched = load(a.base), load(a.patched)
     if not base or not patched:
@@ -295,10 +362,15 @@ def main():
     p('')
     p('Base: Debian %s, unpatched. Patched: the same plus the series (%s). '
       'Both built from the same non-debug configuration (configs/bench.config; '
-      'CONFIG_MSEAL=y, CONFIG_MSEAL_SYSTEM_MAPPINGS off). %s, 1 vCPU; %s; %s.'
-      % (a.base_version, a.series, a.qemu, a.clock,
+      '%s). %s, 1 vCPU; %s; %s.'
+      % (a.base_version, a.series, kconfig_options(a.kconfig), a.qemu, a.clock,
          datetime.date.today().isoformat()))
     p('')
+    if a.images:
+        p('Measured (sha256): base kernel `%s`, patched kernel `%s`, initramfs `%s`.'
+          % tuple(sha256(f) for f in a.images))
+        p('')
+    m = method(base, patched, 'mseal_bench')
     no_cycles_note(a, base, patched, p)
 
     for state, what in (('noseal', 'a process that has never called mseal()'),
@@ -307,17 +379,19 @@ def main():
         p('### Per-call cost, %s' % what)
         p('')
         p('Time of one call over a range of `vmas` one-page VMAs, in '
-          'nanoseconds of %s: the fastest of 808 calls (101 samples of 8), that is '
+          'nanoseconds of %s: the fastest of %d calls (%d samples of %d), that is '
           'the cost of the call\'s own code path without the periodic kernel work '
           '(timer ticks, RCU callbacks, per-CPU list refills) that lands in some calls. '
           'mremap moves one VMA per call, so its row is the sum of `vmas` moves, each '
-          'the fastest of 101. '
+          'the fastest of %d. '
           '`t` is the unpatched kernel, `t_patched` the series, '
           '`delta` = t_patched - t, `per_vma` = delta / vmas, `%%` = 100 * delta / t. '
           '**A positive percentage means the patched kernel is slower**. `median %%`: '
-          'the same comparison for the median of 101 samples, each the mean of 8 calls '
+          'the same comparison for the median of %d samples, each the mean of %d calls '
           '(mremap: of one batch), which includes that periodic work and therefore '
-          'moves with where it lands.' % a.clock)
+          'moves with where it lands.'
+          % (a.clock, m['reps'] * m['batch'], m['reps'], m['batch'], m['reps'],
+             m['reps'], m['batch']))
         p('')
         p('| syscall | vmas | t | t_patched | delta | per_vma | % | median % |')
         p('|---|---:|---:|---:|---:|---:|---:|---:|')
@@ -333,15 +407,15 @@ def main():
         if has_counter('cyc', base, patched, 'syscall', state):
             p('#### Kernel ref-cycles (median), %s' % what)
             p('')
-            p('The same calls, in %s. Each figure is the median of 101 samples, each '
-              'the mean of 8 calls counted one by one (mremap: the sum of `vmas` moves '
+            p('The same calls, in %s. Each figure is the median of %d samples, each '
+              'the mean of %d calls counted one by one (mremap: the sum of `vmas` moves '
               'counted together), next to the median time of the same samples in '
               'nanoseconds of %s. `delta` = patched - base, `per_vma` = delta / vmas, '
               '`%%` = 100 * delta / base. **A positive percentage means the patched '
               'kernel is slower**.%s'
-              % (CYCLES_WHAT, a.clock,
+              % (CYCLES_WHAT, m['reps'], m['batch'], a.clock,
                  cycles_overhead(base, patched, state,
-                                 'once per call (mremap: once per sample)')))
+                                 'once per call (mremap: once per sample)', m)))
             p('')
             p('| syscall | vmas | t median | t_patched median | % '
               '| ref-cycles | patched | delta | per_vma | % |')
@@ -358,38 +432,41 @@ def main():
                      pct(tp, t)))
             p('')
         if has_counter('ins', base, patched, 'syscall', state):
-            insns_table(base, patched, p, ins_csv, state, what)
+            insns_table(base, patched, p, ins_csv, state, what, m)
 
     p('### Page moves (stress-ng pagemove style)')
     p('')
-    p('A 256-page region walked page by page, each page moved away and back with '
-      'mremap(MREMAP_MAYMOVE|MREMAP_FIXED): 512 remaps per sample, median of 101 samples. '
+    remaps = 2 * m['pagemove_pages']
+    p('A %d-page region walked page by page, each page moved away and back with '
+      'mremap(MREMAP_MAYMOVE|MREMAP_FIXED): %d remaps per sample, median of %d samples. '
       '`page_remaps_per_sec` counts remaps per second of %s (higher is better); '
       '`%%` = 100 * (t_patched - t) / t of the time per sample: **positive means the '
-      'patched kernel is slower**.' % a.clock)
+      'patched kernel is slower**.' % (m['pagemove_pages'], remaps, m['reps'], a.clock))
     p('')
-    p('| process | t per 512 remaps (ns) | t_patched | page_remaps_per_sec | patched | % |')
+    p('| process | t per %d remaps (ns) | t_patched | page_remaps_per_sec | patched | %% |'
+      % remaps)
     p('|---|---:|---:|---:|---:|---:|')
     for state in ('noseal', 'sealed'):
-        k = ('pagemove', state, 'mremap_page', 512)
+        k = ('pagemove', state, 'mremap_page', remaps)
         if k in base and k in patched:
             (t, mt), (tp, mtp) = base[k], patched[k]
             p('| %s | %d | %d | %.0f | %.0f | %+.2f%% |'
               % ('no seals' if state == 'noseal' else 'seals elsewhere', t, tp,
-                 512e9 / t, 512e9 / tp, pct(tp, t)))
-            csv.append('pagemove,%s,mremap_page,512,%d,%d,%d,%.3f,%d,%d,%.3f'
-                       % (state, t, tp, tp - t, pct(tp, t), mt, mtp, pct(mtp, mt)))
+                 remaps * 1e9 / t, remaps * 1e9 / tp, pct(tp, t)))
+            csv.append('pagemove,%s,mremap_page,%d,%d,%d,%d,%.3f,%d,%d,%.3f'
+                       % (state, remaps, t, tp, tp - t, pct(tp, t), mt, mtp, pct(mtp, mt)))
     p('')
     if has_counter('cyc', base, patched, 'pagemove'):
-        p('Kernel ref-cycles of the same samples: %s, per sample of 512 remaps, '
-          'median of 101.%s **A positive percentage means the patched kernel is '
-          'slower**.' % (CYCLES_WHAT, cycles_overhead(base, patched, 'noseal',
-                                                      'once per sample')))
+        p('Kernel ref-cycles of the same samples: %s, per sample of %d remaps, '
+          'median of %d.%s **A positive percentage means the patched kernel is '
+          'slower**.' % (CYCLES_WHAT, remaps, m['reps'],
+                         cycles_overhead(base, patched, 'noseal', 'once per sample', m)))
         p('')
-        p('| process | ref-cycles per 512 remaps | patched | delta | % |')
+        p('| process | ref-cycles per %d remaps | patched | delta | %% |' % remaps)
         p('|---|---:|---:|---:|---:|')
         for state in ('noseal', 'sealed'):
-            c = counter_row('cyc', cyc_csv, base, patched, ('pagemove', state, 'mremap_page', 512))
+            c = counter_row('cyc', cyc_csv, base, patched,
+                            ('pagemove', state, 'mremap_page', remaps))
             if c:
                 t, tp = c
                 p('| %s | %d | %d | %+d | %+.2f%% |'
@@ -414,8 +491,8 @@ def main():
     p('')
     if any(k[:3] == ('cyc', 'mseal', 'noseal') for k in patched):
         p('Kernel ref-cycles of the same calls on the patched kernel: %s; median '
-          'of 101 calls, each including the counter reads once. '
-          '`per_vma` = ref-cycles / vmas.' % CYCLES_WHAT)
+          'of %d calls, each including the counter reads once. '
+          '`per_vma` = ref-cycles / vmas.' % (CYCLES_WHAT, m['reps']))
         p('')
         p('| vmas | ref-cycles | per_vma |')
         p('|---:|---:|---:|')

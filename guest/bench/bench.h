@@ -139,13 +139,17 @@ static inline long long cycles_now(void)
 	return counter_read(cycles_fd, "ref-cycles");
 }
 
-/* The median of 101 read pairs (counter_read_pairs()). */
+/* Read pairs behind cycles_read_cost() and insns_open()'s insns_cost. */
+#define CYCLES_READ_PAIRS	101
+#define INSNS_READ_PAIRS	100
+
+/* The median of CYCLES_READ_PAIRS read pairs (counter_read_pairs()). */
 static inline long long cycles_read_cost(void)
 {
-	long long v[101];
+	long long v[CYCLES_READ_PAIRS];
 
-	counter_read_pairs(cycles_fd, "ref-cycles", v, 101);
-	return median(v, 101);
+	counter_read_pairs(cycles_fd, "ref-cycles", v, CYCLES_READ_PAIRS);
+	return median(v, CYCLES_READ_PAIRS);
 }
 
 /*
@@ -232,18 +236,18 @@ static int insns_slots, insns_slot;
 
 /*
  * Start counting for the calling thread, and measure what a read pair
- * counts: the fewest of 100 (counter_read_pairs()).  Says so once if it
- * cannot.
+ * counts: the fewest of INSNS_READ_PAIRS (counter_read_pairs()).  Says so
+ * once if it cannot.
  */
 static inline void insns_open(void)
 {
-	long long v[100];
+	long long v[INSNS_READ_PAIRS];
 
 	insns_fd = counter_open(PERF_COUNT_HW_INSTRUCTIONS, "instruction");
 	if (insns_fd < 0)
 		return;
-	counter_read_pairs(insns_fd, "instruction", v, 100);
-	qsort(v, 100, sizeof(*v), cmp_ll);
+	counter_read_pairs(insns_fd, "instruction", v, INSNS_READ_PAIRS);
+	qsort(v, INSNS_READ_PAIRS, sizeof(*v), cmp_ll);
 	insns_cost = v[0];
 }
 

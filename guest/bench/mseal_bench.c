@@ -45,7 +45,12 @@
  * "# no kernel instruction counter: REASON" once and times only.
  *
  * Without --cycles or --insns no counter is opened and the output is as
- * above.  Together they would count each other's reads: one at a time.
+ * above.
+ *
+ * Before any row, one line gives the method's constants, which the report
+ * quotes (scripts/bench-report.py):
+ *   BENCHMETA mseal_bench reps=N batch=B pagemove_pages=P cycles=0|1
+ *             insns=0|1 cyc_read_pairs=R ins_read_pairs=R  Together they would count each other's reads: one at a time.
  *
  * --probe (make insn-trace) times nothing: it makes one CALL (munmap,
  * mprotect or madvise) over N VMAs of the window, as a bench sample
@@ -84,6 +89,7 @@
 #define MREMAP_BATCH	1
 #define POOL_PAGES	1000
 #define SETTLE_US	20000
+#define PAGEMOVE_PAGES	256
 
 static long ps;
 static int reps = 101;
@@ -334,7 +340,7 @@ static void bench_syscalls(void)
  */
 static void bench_pagemove(void)
 {
-	const int npages = 256;
+	const int npages = PAGEMOVE_PAGES;
 	long long *v = calloc(reps, sizeof(*v));
 	char *region = mmap(NULL, (npages + 1) * ps, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -501,6 +507,10 @@ int main(int argc, char **argv)
 			printf("BENCHINS overhead %s counter_read 1 %lld\n", state,
 			       insns_cost);
 	}
+	printf("BENCHMETA %s reps=%d batch=%d pagemove_pages=%d cycles=%d insns=%d "
+	       "cyc_read_pairs=%d ins_read_pairs=%d\n", BENCH_NAME, reps, BATCH,
+	       PAGEMOVE_PAGES, cycles, insns, CYCLES_READ_PAIRS, INSNS_READ_PAIRS);
+	fflush(stdout);
 	setup_pool();
 	if (probe_call) {
 		probe(probe_call, probe_n);

@@ -35,6 +35,11 @@
  * per-fault clock reads, is not counted.  The two counter reads around the
  * faults fall inside the whole cycle, in its time and its cycles.
  *
+ * Before any row, one line gives the method's constants, which the report
+ * quotes (scripts/bench-report.py):
+ *   BENCHMETA secretmem_bench reps=N fault_pages=P sleep_us=U cycles=0|1
+ *             cyc_read_pairs=R
+ *
  * Every call's return value is checked; a failing call aborts the run.
  */
 #define _GNU_SOURCE
@@ -61,6 +66,8 @@
 
 #define FAULT_PAGES	64
 #define SPREAD		(2 * 1024 * 1024 + 4096)
+/* Between two samples of the fault cost: the pool's reuse work runs. */
+#define SAMPLE_SLEEP_US	20000
 
 static long ps;
 static int reps = 21;
@@ -204,7 +211,7 @@ static inline __attribute__((always_inline)) void do_fault_cost(const bool cyc,
 			cycle_c[r] = (cycles_now() - c0) / FAULT_PAGES;
 		fault[r] = sum / FAULT_PAGES;
 		/* Let deferred work (the pool's reuse) run outside the next sample. */
-		usleep(20000);
+		usleep(SAMPLE_SLEEP_US);
 	}
 	printf("BENCH secretmem %s fault_per_page %d %lld %lld\n", state,
 	       FAULT_PAGES, median(fault, reps), median(fault, reps));
@@ -283,6 +290,9 @@ int main(int argc, char **argv)
 		}
 	}
 
+	printf("BENCHMETA %s reps=%d fault_pages=%d sleep_us=%d cycles=%d cyc_read_pairs=%d\n",
+	       BENCH_NAME, reps, FAULT_PAGES, SAMPLE_SLEEP_US, cycles, CYCLES_READ_PAIRS);
+	fflush(stdout);
 	fd = syscall(__NR_memfd_secret, 0);
 	if (fd < 0) {
 		printf("# memfd_secret() not available (%s): no secretmem tables\n",
