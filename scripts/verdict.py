@@ -62,6 +62,12 @@ def call_trace(lines, start):
     return frames
 
 
+def read_console(path):
+    """The lines of a console log, without the serial line's CRs."""
+    with open(path, errors='replace') as f:
+        return [l.rstrip('\r\n').replace('\r', '') for l in f]
+
+
 def parse(lines):
     """Return (results, problems, done).
 
@@ -118,26 +124,16 @@ def parse(lines):
     return results, problems, done
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--arch', required=True)
-    ap.add_argument('--expect', required=True)
-    ap.add_argument('--qemu-status', type=int, default=0)
-    ap.add_argument('--timeout', type=int, default=0)
-    ap.add_argument('--results')
-    ap.add_argument('log')
-    a = ap.parse_args()
+def judge(parsed, expected, qemu_status=0, timeout=0):
+    """Return (rows, titles) for what parse() returned.
 
-    with open(a.log, errors='replace') as f:
-        lines = [l.rstrip('\r\n').replace('\r', '') for l in f]
-    expected = []
-    with open(a.expect) as f:
-        for l in f:
-            parts = l.split()
-            if len(parts) == 2:
-                expected.append((parts[0], parts[1]))
-
-    results, problems, done = parse(lines)
+    rows: (status, kind, name, detail), one per expected suite or test, per
+    result nobody expected, for the boot and for the kernel's reports;
+    titles: the reports grouped by title (the same WARN once per process
+    is one group), in the order they first appeared.
+    """
+    results, problems, done = parsed
+    results = dict(results)
     rows = []  # (status, kind, name, detail)
     for kind, name in expected:
         r = results.pop(name, None)
@@ -151,12 +147,12 @@ def main():
     for name, r in results.items():
         rows.append((r['status'], 'extra', name, r['detail']))
 
-    if a.qemu_status == 124:
+    if qemu_status == 124:
         rows.append(('FAIL', 'boot', 'guest',
-                     'hung: killed after %d s wall-clock limit' % a.timeout))
+                     'hung: killed after %d s wall-clock limit' % timeout))
     elif not done:
         rows.append(('FAIL', 'boot', 'guest',
-                     'never finished its manifest (qemu exit status %d)' % a.qemu_status))
+                     'never finished its manifest (qemu exit status %d)' % qemu_status))
     else:
         rows.append(('PASS', 'boot', 'guest', 'ran its manifest and stopped'))
     # The same report repeated (one WARN per process, say) is shown once.
@@ -170,7 +166,28 @@ def main():
                      % (len(problems), len(titles), problems[0]['title'])))
     else:
         rows.append(('PASS', 'console', 'kernel-reports', 'no oops/BUG/WARNING/lockdep/KASAN'))
+    return rows, titles
 
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--arch', required=True)
+    ap.add_argument('--expect', required=True)
+    ap.add_argument('--qemu-status', type=int, default=0)
+    ap.add_argument('--timeout', type=int, default=0)
+    ap.add_argument('--results')
+    ap.add_argument('log')
+    a = ap.parse_args()
+
+    lines = read_console(a.log)
+    expected = []
+    with open(a.expect) as f:
+        for l in f:
+            parts = l.split()
+            if len(parts) == 2:
+                expected.append((parts[0], parts[1]))
+
+    rows, titles = judge(parse(lines), expected, a.qemu_status, a.timeout)
     width = max(len(r[2]) for r in rows)
     for st, kind, name, detail in rows:
         print('  %-4s  %-7s %-*s  %s' % (st, kind, width, name, detail))

@@ -1,0 +1,179 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The bench report (scripts/bench-report.py): what load() reads from
+recorded benchmark consoles, the companion tables it adds only for logs
+that have counter lines, and the method constants it takes from the
+programs' BENCHMETA lines (or, for older logs, the defaults)."""
+import contextlib
+import importlib.util
+import io
+import os
+import re
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FX = os.path.join(HERE, 'fixtures')
+spec = importlib.util.spec_from_file_location(
+    'bench_report', os.path.join(HERE, '..', 'bench-report.py'))
+report = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(report)
+
+
+def fixture(name):
+    with open(os.path.join(FX, name)) as f:
+        return f.read()
+
+
+class Logs(unittest.TestCase):
+    """Writes consoles derived from the fixtures into a scratch directory."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def log(self, name, text):
+        path = os.path.join(self.tmp.name, name)
+        with open(path, 'w') as f:
+            f.write(text)
+        return path
+
+    def logs(self, kind, edit=lambda text: text):
+        """(base, patched) consoles of fixture @kind, passed through @edit."""
+        return tuple(self.log('%s-%s.log' % (kind, k), edit(fixture('bench-%s-%s.log' % (kind, k))))
+                     for k in ('base', 'patched'))
+
+    def run_report(self, base, patched, *args):
+        """The Markdown main() prints for two consoles."""
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            report.main(['--arch', 'x86_64', '--clock', 'CLOCK', '--base-version', 'b',
+                         '--series', 's', '--qemu', 'q'] + list(args) + [base, patched])
+        return out.getvalue()
+
+
+def drop(*patterns):
+    """An edit that removes the lines matching any of @patterns."""
+    return lambda text: ''.join(l for l in text.splitlines(True)
+                                if not any(re.search(p, l) for p in patterns))
+
+
+def no_counter(kind, what):
+    """An edit that turns a console with counter lines into one whose
+    program could not open the counter (it says why, once)."""
+    def edit(text):
+        text = re.sub(r'(?m)^( *)%s overhead.*$' % kind,
+                      r'\1# no kernel %s counter: No such file or directory' % what, text)
+        return drop('^ *%s ' % kind)(text)
+    return edit
+
+
+class Load(Logs):
+    def test_kvm_cycles(self):
+        rows = report.load(os.path.join(FX, 'bench-kvm-patched.log'))
+        self.assertEqual(rows[('syscall', 'noseal', 'mprotect', 1)], (2536, 2610))
+        self.assertEqual(rows[('cyc', 'syscall', 'noseal', 'mprotect', 1)], 6060)
+        self.assertEqual(rows[('cyc', 'overhead', 'all', 'counter_read', 1)], 402)
+        self.assertEqual(rows[('secretmem', 'all', 'fault_per_page', 64)], (2100, 2100))
+        self.assertNotIn(('nocyc',), rows)
+
+    def test_no_counter_reason(self):
+        _, patched = self.logs('kvm', no_counter('BENCHCYC', 'ref-cycles'))
+        rows = report.load(patched)
+        self.assertEqual(rows[('nocyc',)], 'No such file or directory')
+        self.assertFalse(any(k[0] == 'cyc' for k in rows))
+
+    def test_icount_insns(self):
+        rows = report.load(os.path.join(FX, 'bench-icount-base.log'))
+        self.assertEqual(rows[('ins', 'syscall', 'noseal', 'mprotect', 1)], 2375)
+        self.assertEqual(rows[('ins', 'overhead', 'noseal', 'counter_read', 1)], 875)
+        self.assertEqual(rows[('pagemove', 'noseal', 'mremap_page', 512)], (8138736, 8138736))
+
+    def test_meta(self):
+        path = self.log('meta.log', '    BENCHMETA mseal_bench reps=11 batch=4 insns=1\r\n')
+        self.assertEqual(report.load(path)[('meta', 'mseal_bench')],
+                         dict(reps=11, batch=4, insns=1))
+
+
+class Tables(Logs):
+    def test_cycles_tables_only_with_benchcyc(self):
+        self.assertIn('#### Kernel ref-cycles (median)', self.run_report(*self.logs('kvm')))
+        text = self.run_report(*self.logs('kvm', drop('BENCHCYC')))
+        self.assertNotIn('ref-cycles', text)
+
+    def test_no_counter_says_why(self):
+        text = self.run_report(*self.logs('kvm', no_counter('BENCHCYC', 'ref-cycles')))
+        self.assertIn('Kernel ref-cycles: not measured. The benchmark programs could not open '
+                      'the counter in the x86_64 guest (perf_event_open: No such file or '
+                      'directory)', text)
+
+    def test_insns_tables_only_with_benchins(self):
+        text = self.run_report(*self.logs('icount'))
+        self.assertIn('#### Kernel instructions (fewest)', text)
+        self.assertIn('875 instructions on the base kernel, 875 on the patched one', text)
+        text = self.run_report(*self.logs('icount', no_counter('BENCHINS', 'instruction')))
+        self.assertNotIn('Kernel instructions', text)
+
+    def test_insns_csv_written_and_removed(self):
+        csv = os.path.join(self.tmp.name, 'b.csv')
+        insns = os.path.join(self.tmp.name, 'b-insns.csv')
+        self.run_report(*self.logs('icount'), '--csv', csv)
+        with open(insns) as f:
+            self.assertIn('syscall,noseal,madvise,32,37122,36772,-350,-0.943\n', f.read())
+        self.run_report(*self.logs('icount', no_counter('BENCHINS', 'instruction')), '--csv', csv)
+        self.assertFalse(os.path.exists(insns))
+
+
+class Method(Logs):
+    """The method's constants: from BENCHMETA where the logs have it."""
+
+    META = ('BENCHMETA mseal_bench reps=11 batch=4 pagemove_pages=128 cycles=1 insns=0 '
+            'cyc_read_pairs=31 ins_read_pairs=100\n'
+            'BENCHMETA secretmem_bench reps=5 fault_pages=64 sleep_us=5000 cycles=1 '
+            'cyc_read_pairs=31\n')
+
+    def with_meta(self, text):
+        # A 256-remap pagemove row, as 128 pages give.
+        return self.META + text.replace('mremap_page 512', 'mremap_page 256')
+
+    def test_defaults_without_meta(self):
+        base, patched = self.logs('kvm')
+        self.assertEqual(report.method(report.load(base), report.load(patched), 'mseal_bench'),
+                         report.METHOD_DEFAULTS['mseal_bench'])
+        text = self.run_report(base, patched)
+        self.assertIn('the fastest of 808 calls (101 samples of 8)', text)
+        self.assertIn('(20 ms sleep)', text)
+        self.assertIn('median of 101 back-to-back reads', text)
+
+    def test_from_meta(self):
+        text = self.run_report(*self.logs('kvm', self.with_meta))
+        self.assertIn('the fastest of 44 calls (11 samples of 4)', text)
+        self.assertIn('each the fastest of 11.', text)
+        self.assertIn('256 remaps per sample, median of 11 samples', text)
+        self.assertIn('| process | t per 256 remaps (ns) |', text)
+        self.assertIn('(5 ms sleep)', text)
+        self.assertIn('medians of 5 files', text)
+        self.assertIn('median of 31 back-to-back reads', text)
+        self.assertNotIn('808', text)
+        self.assertNotIn('of 101', text)
+
+    def test_kernels_ran_different_methods(self):
+        base, patched = self.logs('kvm')
+        other = self.log('other.log', self.with_meta(fixture('bench-kvm-patched.log')))
+        with self.assertRaises(SystemExit) as e:
+            self.run_report(base, other)
+        self.assertIn('mseal_bench ran with', str(e.exception))
+
+    def test_header_from_kconfig_and_images(self):
+        base, patched = self.logs('kvm')
+        config = self.log('config', 'CONFIG_MSEAL=y\nCONFIG_MSEAL_SYSTEM_MAPPINGS=y\n')
+        text = self.run_report(base, patched, '--kconfig', config,
+                               '--images', base, patched, config)
+        self.assertIn('(configs/bench.config; CONFIG_MSEAL=y, CONFIG_MSEAL_SYSTEM_MAPPINGS=y)',
+                      text)
+        self.assertIn('Measured (sha256): base kernel `%s`' % report.sha256(base), text)
+        self.assertIn('(configs/bench.config; CONFIG_MSEAL=y, CONFIG_MSEAL_SYSTEM_MAPPINGS off)',
+                      self.run_report(base, patched))
+
+
+if __name__ == '__main__':
+    unittest.main()

@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The verdict (scripts/verdict.py) on recorded consoles: each kind of
+failure it must catch, and a clean run whose programs print text that
+merely looks like a kernel report."""
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..'))
+import verdict  # noqa: E402
+
+EXPECTED = [('kunit', 'slub_test'), ('test', 'memfd_secret'),
+            ('test', 'mremap_test'), ('test', 'protection_keys')]
+
+
+def run(log, qemu_status=0, timeout=0):
+    """parse() of a fixture, and the rows judge() makes of it by name."""
+    parsed = verdict.parse(verdict.read_console(os.path.join(HERE, 'fixtures', log)))
+    rows, titles = verdict.judge(parsed, EXPECTED, qemu_status, timeout)
+    return parsed, {name: (st, detail) for st, _, name, detail in rows}, titles
+
+
+def failed(rows):
+    return sorted(name for name, (st, _) in rows.items() if st == 'FAIL')
+
+
+class Verdict(unittest.TestCase):
+    def test_clean_run(self):
+        (results, problems, done), rows, _ = run('pass.log')
+        self.assertTrue(done)
+        self.assertEqual(problems, [])
+        self.assertEqual(failed(rows), [])
+        self.assertEqual(results['slub_test']['subtests'], 5)
+        self.assertEqual(rows['kernel-reports'][0], 'PASS')
+
+    def test_failing_test(self):
+        (results, _, _), rows, _ = run('fail-test.log')
+        self.assertEqual(results['mremap_test']['status'], 'FAIL')
+        self.assertEqual(results['mremap_test']['detail'], 'exit status 1')
+        self.assertEqual(failed(rows), ['mremap_test'])
+
+    def test_failed_subtest_under_ok(self):
+        (results, _, _), rows, _ = run('nested-fail.log')
+        r = results['mremap_test']
+        self.assertEqual(r['status'], 'FAIL')
+        self.assertTrue(r['detail'].startswith('subtest failed: 4MB mremap'), r['detail'])
+        self.assertEqual(failed(rows), ['mremap_test'])
+
+    def test_missing_suite(self):
+        (results, _, done), rows, _ = run('missing-suite.log')
+        self.assertNotIn('slub_test', results)
+        self.assertTrue(done)
+        self.assertEqual(rows['slub_test'], ('FAIL', 'never reported a result'))
+        self.assertEqual(failed(rows), ['slub_test'])
+
+    def assertReport(self, log, what, title):
+        (_, problems, _), rows, titles = run(log)
+        self.assertEqual(len(problems), 1, problems)
+        self.assertEqual(problems[0]['what'], what)
+        self.assertTrue(problems[0]['title'].startswith(title), problems[0]['title'])
+        self.assertEqual(failed(rows), ['kernel-reports'])
+        self.assertEqual(len(titles), 1)
+        return problems[0]
+
+    def test_kernel_warn(self):
+        p = self.assertReport('warn.log', 'WARNING', 'WARNING: CPU: 0 PID: 34 at hugetlb_split')
+        self.assertIn('__split_vma+0x12d/0x140', '\n'.join(p['trace']))
+
+    def test_lockdep(self):
+        self.assertReport('lockdep.log', 'WARNING',
+                          'WARNING: possible circular locking dependency')
+
+    def test_oops(self):
+        p = self.assertReport('oops.log', 'kernel fault',
+                              'Unable to handle kernel NULL pointer dereference')
+        self.assertIn('secretmem_fault', p['trace'][1])
+
+    def test_hung_guest(self):
+        (_, _, done), rows, _ = run('hung.log', qemu_status=124, timeout=600)
+        self.assertFalse(done)
+        self.assertEqual(rows['guest'], ('FAIL', 'hung: killed after 600 s wall-clock limit'))
+
+    def test_crashed_guest(self):
+        _, rows, _ = run('hung.log', qemu_status=0)
+        self.assertEqual(rows['guest'][0], 'FAIL')
+        self.assertTrue(rows['guest'][1].startswith('never finished its manifest'))
+        self.assertEqual(failed(rows), ['guest', 'mremap_test', 'protection_keys'])
+
+
+if __name__ == '__main__':
+    unittest.main()
