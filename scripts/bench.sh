@@ -103,6 +103,8 @@ python3 "$ROOT/scripts/bench-report.py" --arch "$arch" --clock "$clock" \
 	--base-version "$BASE_PKG $(base_version)" \
 	--series "$(git -C "$KSRC" rev-list --count base..HEAD) patches, HEAD $(git -C "$KSRC" log -1 --format='%h %s' | cut -c1-50)" \
 	--qemu "$($QEMU --version | head -1)" \
+	--kconfig "$bdir/$arch-patched/.config" \
+	--images "$bdir/$arch-base/$IMAGE" "$bdir/$arch-patched/$IMAGE" "$bdir/$arch-guest/initramfs.cpio" \
 	--csv "$bdir/$arch.csv" --md "$bdir/$arch.md" \
 	"$bdir/$arch-base.log" "$bdir/$arch-patched.log"
 # bench/RESULTS.md: the preface, this architecture's new tables and the

@@ -10,16 +10,31 @@ set -euo pipefail
 arch=$1 out=$(realpath "$2") src=${3:-$KSRC}
 arch_vars "$arch"
 
+# Reproducible: the same tree gives the same image on every machine and in
+# every build.  The banner's timestamp is the author date of the tree's
+# HEAD (the last patch's Date:, which a rebase keeps, or the base
+# commit's fixed date), its user and host are fixed, and its "#N" does not
+# count builds.  The built-in initramfs takes its mtimes from the same
+# timestamp (usr/gen_initramfs.sh).
+ts=$(TZ=UTC git -C "$src" log -1 --format=%ad --date='format-local:%a %b %e %H:%M:%S UTC %Y') ||
+	die "$src is not a git tree: no build timestamp (run 'make tree')"
+export KBUILD_BUILD_TIMESTAMP=$ts KBUILD_BUILD_USER=harness KBUILD_BUILD_HOST=harness \
+	KBUILD_BUILD_VERSION=1
+# __FILE__ (WARN(), BUG tables) is relative to the source tree: the kernel
+# maps $srctree/ away (-fmacro-prefix-map), but ccache's CCACHE_BASEDIR
+# hands the compiler paths relative to the build directory, which that
+# mapping misses, so map those as well.
+kcppflags=-fmacro-prefix-map=$(realpath --relative-to="$out" "$src")/=
 cc=${CROSS}gcc hostcc=gcc
 if command -v ccache >/dev/null; then
 	cc="ccache $cc" hostcc="ccache gcc"
-	# Builds of the base and the patched tree share object files.
+	# Paths relative to build/: cache hits across clones in other places.
 	export CCACHE_BASEDIR=$BUILD CCACHE_SLOPPINESS=time_macros,include_file_mtime
 fi
 log=$out/build.log
 info "building $arch kernel in ${out#"$ROOT"/} (log: ${log#"$ROOT"/})"
 if ! make -C "$src" O="$out" ARCH="$KARCH" CROSS_COMPILE="$CROSS" \
-	CC="$cc" HOSTCC="$hostcc" -j"$(nproc)" \
+	CC="$cc" HOSTCC="$hostcc" KCPPFLAGS="$kcppflags" -j"$(nproc)" \
 	"$(basename "$IMAGE")" headers_install INSTALL_HDR_PATH="$out/hdr" \
 	> "$log" 2>&1; then
 	grep -E 'error:|Error [0-9]|undefined reference' "$log" | head -30 >&2 || true

@@ -15,6 +15,12 @@ FORCE=0
 [ "${1:-}" = --force ] && FORCE=1
 STAMP=$BUILD/linux.stamp	# "<series hash> <HEAD at last sync>"
 
+# The same commit ids on every machine: no user or system git
+# configuration (signing, am.messageId, autocrlf...) takes part, the base
+# commit has fixed names and dates, and each patch's commit has the patch's
+# author as its committer and the patch's Date: as its commit date.
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+
 mkdir -p "$BUILD"
 
 create_base() {
@@ -68,6 +74,16 @@ unhide_new_files() {
 	sed -i -e '/^\/\*$/d' -e '/^!\/debian\/$/d' "$KSRC/.gitignore"
 }
 
+# git am, committed by the patch's author at the patch's date.
+apply_patch() {
+	local info
+	info=$(git mailinfo /dev/null /dev/null < "$1") || return
+	GIT_COMMITTER_NAME=$(sed -n 's/^Author: //p' <<<"$info") \
+	GIT_COMMITTER_EMAIL=$(sed -n 's/^Email: //p' <<<"$info") \
+	GIT_COMMITTER_DATE=$(sed -n 's/^Date: //p' <<<"$info") \
+		git -C "$KSRC" am -q "$1"
+}
+
 apply_series() {
 	local p n=0
 	git -C "$KSRC" checkout -q -f master
@@ -77,8 +93,7 @@ apply_series() {
 	git -C "$KSRC" clean -q -fdx
 	for p in $(series_patches); do
 		[ -f "$PATCHES/$p" ] || die "patches/series lists '$p', which does not exist"
-		if ! git -C "$KSRC" am -q --committer-date-is-author-date \
-			"$PATCHES/$p" >/dev/null 2>&1; then
+		if ! apply_patch "$PATCHES/$p" >/dev/null 2>&1; then
 			report_failure "$p"
 			exit 1
 		fi

@@ -5,8 +5,9 @@
 #   - the config check names an option Kconfig dropped;
 #   - a patch that does not apply is named with its hunk, and the tree is
 #     left usable;
-#   - export is byte-stable, and check-exported sees unexported work
-#     (these three on a small stand-in for build/linux).
+#   - export is byte-stable, and check-exported sees unexported work;
+#   - make tree gives the same commit ids every time
+#     (these four on a small stand-in for build/linux).
 # Cases that need the kernel source in build/linux say SKIP without it.
 #
 # Usage: run.sh [RESULTS_FILE]
@@ -60,6 +61,25 @@ else
 	record FAIL export-stable "two exports differ (or are missing)"
 fi
 cp "$tmp/e1"/* "$tmp/patches/"
+
+# Stable commit ids: two trees made from the same tarball and patches, a
+# second apart and under different git configurations, are the same commits.
+mkdir -p "$tmp/src/linux" "$tmp/home1" "$tmp/home2" && printf 'one\ntwo\nthree\n' > "$tmp/src/linux/file" &&
+	tar -cJf "$tmp/base.tar.xz" -C "$tmp/src" linux &&
+	printf '[user]\n\tname = Someone\n\temail = s@example.org\n' > "$tmp/home1/.gitconfig" &&
+	printf '[am]\n\tmessageId = true\n[user]\n\tname = Someone Else\n\temail = e@example.org\n' > "$tmp/home2/.gitconfig"
+for n in 1 2; do
+	[ $n = 2 ] && sleep 1
+	HOME=$tmp/home$n BUILD=$tmp/ids$n PATCHES=$tmp/e1 BASE_TARBALL=$tmp/base.tar.xz \
+		"$ROOT/scripts/tree.sh" > "$tmp/ids$n.log" 2>&1
+done
+ids() { git -C "$tmp/ids$1/linux" log --format=%H base~0 HEAD 2>&1; }
+if [ "$(git -C "$tmp/ids1/linux" rev-list --count base..HEAD 2>&1)" = 1 ] && [ "$(ids 1)" = "$(ids 2)" ]; then
+	record PASS tree-stable-ids "two make tree runs give the same commit ids"
+else
+	record FAIL tree-stable-ids "commit ids differ: $(ids 1 | tr '\n' ' ') vs $(ids 2 | tr '\n' ' ')"
+	sed 's/^/        /' "$tmp/ids1.log" "$tmp/ids2.log"
+fi
 if out=$(in_fake "$ROOT/scripts/check-exported.sh" 2>&1); then
 	touch "$fake/linux/unexported-file"
 	out=$(in_fake "$ROOT/scripts/check-exported.sh" 2>&1)
