@@ -23,13 +23,14 @@ help:
 run: deps tree
 	@scripts/run-arch.sh $(ARCH)
 
-test:
+test: deps
 	@scripts/test.sh
 
 bench: deps tree
 	@scripts/bench.sh $(ARCH)
 
 insn-trace: deps tree
+	@scripts/deps.sh gdb-multiarch
 	@scripts/insn-trace.sh $(ARCH) $(CALL) $(VMAS) $(STATE)
 
 bisect-check: deps tree

@@ -6,10 +6,19 @@ one architecture never drops the other's tables.
 
 Usage: bench-results.py RESULTS PREFACE ARCH TABLES_MD
 """
+import os
 import re
 import sys
 
-ARCHES = ("x86_64", "arm64")
+
+def table_arches():
+    """The architectures of scripts/arches, in its order."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "arches")) as f:
+        return tuple(line.split()[0] for line in f
+                     if line.strip() and not line.startswith("#"))
+
+
+ARCHES = table_arches()
 
 
 def arch_sections(text):

@@ -22,14 +22,12 @@ case ${ACCEL:-} in
 kvm)
 	accel=kvm
 	[ -w /dev/kvm ] || die "ACCEL=kvm needs a writable /dev/kvm"
-	host=$(uname -m)
-	[ "$host" = "$arch" ] || { [ "$host" = aarch64 ] && [ "$arch" = arm64 ]; } ||
-		die "ACCEL=kvm runs $arch guests only on $arch hosts (this one is $host)"
+	[ "$(uname -m)" = "$HOST_UNAME" ] ||
+		die "ACCEL=kvm runs $arch guests only on $HOST_UNAME hosts (this one is $(uname -m))"
 	;;
 *) die "unknown ACCEL '$ACCEL' (kvm, or unset for TCG -icount)" ;;
 esac
-"$ROOT/scripts/deps.sh"
-"$ROOT/scripts/tree.sh"
+[ -d "$KSRC/.git" ] || die "no build/linux: run 'make bench', which makes the tree first"
 
 bdir=$BUILD/bench
 base_src=$BUILD/linux-base
@@ -53,21 +51,21 @@ done
 # One set of benchmark binaries for both kernels (the patched kernel's
 # headers: they define __NR_mseal, which the programs also hard-code).
 groot=$bdir/$arch-guest/root
-build_bench_programs "$groot" "$bdir/$arch-guest/build.log"
+build_bench_programs "$groot" "$arch" "$bdir/$arch-guest/build.log"
 # Under KVM the programs also count the kernel's reference cycles
 # (--cycles, BENCHCYC lines).  Under -icount mseal_bench counts the kernel
 # instructions of each call it times (--insns, BENCHINS lines): exact on
 # arm64, whose guest clock steps only every 16 instructions; x86 TCG has
 # no PMU, and the program says so and times only.  The counter reads are
 # outside the timed intervals either way.
-manifest=$bdir/$arch-guest/manifest.$accel
+# shellcheck disable=SC2016 # awk programs
 if [ "$accel" = kvm ]; then
-	awk '$1 == "run" { $0 = $0 " --cycles" } 1' "$ROOT/guest/bench/manifest" > "$manifest"
+	options='$1 == "run" { $0 = $0 " --cycles" } 1'
 else
-	awk '$1 == "run" && $5 == "/bench/mseal_bench" { $0 = $0 " --insns" } 1' \
-		"$ROOT/guest/bench/manifest" > "$manifest"
+	options='$1 == "run" && $4 == "/bench/mseal_bench" { $0 = $0 " --insns" } 1'
 fi
-guest_etc "$groot" "$arch" "$manifest"
+"$ROOT/scripts/manifest.sh" init "$arch" "$ROOT/guest/bench/manifest" | awk "$options" |
+	guest_etc "$groot"
 pack_initramfs "$groot" "$bdir/$arch-guest/initramfs.cpio"
 
 # norandmaps: the same address-space layout in every boot, so that page

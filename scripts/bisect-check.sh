@@ -12,7 +12,7 @@ arch=${1:-x86_64}
 arch_vars "$arch"
 wt=$BUILD/linux-bisect
 out=$BUILD/bisect-$arch
-"$ROOT/scripts/tree.sh"
+[ -d "$KSRC/.git" ] || die "no build/linux: run 'make bisect-check', which makes the tree first"
 if [ ! -e "$wt/.git" ]; then
 	rm -rf "$wt"
 	git -C "$KSRC" worktree prune
@@ -22,11 +22,11 @@ fi
 # An initramfs with init only: the boot must reach it and stop cleanly.
 root=$out/guest-root
 mkdir -p "$root/etc"
-make -s -C "$ROOT/guest" ARCH="$arch" CC="$GUEST_CC" KSRC="$KSRC" \
+make -s -C "$ROOT/guest" ARCH="$arch" KSRC="$KSRC" \
 	HDR="$BUILD/$arch/hdr" OUT="$root" "$root/init"
 : > "$root/etc/manifest"
 pack_initramfs "$root" "$out/initramfs.cpio"
-suites=$(grep '^kunit' "$ROOT/guest/manifest" | awk -v a="$arch" 'index($3, a) { print $2 }')
+suites=$("$ROOT/scripts/manifest.sh" kunit "$arch")
 
 fail=0
 for c in $(git -C "$KSRC" rev-list --reverse base..HEAD); do

@@ -31,10 +31,7 @@ arch_vars "$arch"
 
 mem=${QEMU_MEM:-3G}
 smp=${QEMU_SMP:-2}
-case $arch in
-x86_64) machine=(-M pc -cpu max) ;;
-arm64) machine=(-M virt -cpu max) ;;
-esac
+machine=(-M "$MACHINE" -cpu max)
 accel=(-accel tcg)
 # -seed: RDRAND and other guest randomness from a fixed seed, so that a
 # boot under -icount repeats instruction for instruction;

@@ -62,11 +62,10 @@ done
 mkdir -p "$out"
 out=$(realpath "$out")
 all=$out/allconfig.in
-[ "$KARCH" = x86_64 ] && srcarch=x86 || srcarch=$KARCH
 {
 	cat "$src/kernel/configs/tiny-base.config" "$src/kernel/configs/tiny.config"
-	[ -f "$src/arch/$srcarch/configs/tiny.config" ] &&
-		cat "$src/arch/$srcarch/configs/tiny.config"
+	[ -f "$src/arch/$SRCARCH/configs/tiny.config" ] &&
+		cat "$src/arch/$SRCARCH/configs/tiny.config"
 	cat "${frags[@]}"
 } > "$all"
 

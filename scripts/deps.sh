@@ -1,15 +1,22 @@
 #!/bin/bash
-# Install the Debian packages the harness needs, from Debian's archive only.
-# Without root (and without password-less sudo) print the command and stop.
+# Install the Debian packages the harness needs, from Debian's archive only:
+# those of every architecture (scripts/arches) and PACKAGES (make
+# insn-trace: gdb-multiarch).  Without root (and without password-less
+# sudo) print the command and stop.
+#
+# Usage: deps.sh [PACKAGES...]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-PKGS="linux-source-6.1 linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
-cpio xz-utils rsync git python3 perl python3-ply python3-git ccache qemu-system-x86 qemu-system-arm
-gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+pkgs="linux-source-6.1 linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
+cpio xz-utils rsync git python3 perl python3-ply python3-git ccache $*"
+for arch in $(arches); do
+	arch_vars "$arch"
+	pkgs="$pkgs ${PKGS//,/ }"
+done
 
 missing=
-for p in $PKGS; do
+for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing="$missing $p"
 done

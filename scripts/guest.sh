@@ -16,11 +16,11 @@ root=$kout/guest/root
 log=$kout/guest/build.log
 mkdir -p "$root/etc" "$root/tests" "$root/bin"
 upstream=$(upstream_selftests)
-if ! make -C "$ROOT/guest" ARCH="$arch" CC="$GUEST_CC" KSRC="$src" \
+if ! make -C "$ROOT/guest" ARCH="$arch" KSRC="$src" \
 	HDR="$kout/hdr" OUT="$root" UPSTREAM="$upstream" -j"$(nproc)" > "$log" 2>&1; then
 	grep -E 'error|Error' "$log" | head -20 >&2
 	die "guest programs failed to build for $arch; log: ${log#"$ROOT"/}"
 fi
 
-guest_etc "$root" "$arch" "$ROOT/guest/manifest"
+"$ROOT/scripts/manifest.sh" init "$arch" | guest_etc "$root"
 pack_initramfs "$root" "$kout/initramfs.cpio"

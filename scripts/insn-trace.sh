@@ -34,20 +34,14 @@ for kind in base patched; do
 	[ -f "$bdir/$arch-$kind/$IMAGE" ] ||
 		die "no $kind bench kernel in build/bench/$arch-$kind: run make bench ARCH=$arch first"
 done
-command -v gdb-multiarch >/dev/null || {
-	[ "$(id -u)" = 0 ] || die "needs gdb-multiarch: apt-get install gdb-multiarch"
-	info "installing gdb-multiarch"
-	apt-get install -y -q --no-install-recommends gdb-multiarch >/dev/null ||
-		die "apt-get install gdb-multiarch failed"
-}
+command -v gdb-multiarch >/dev/null ||
+	die "needs gdb-multiarch: 'make insn-trace' installs it (scripts/deps.sh gdb-multiarch)"
 
 # The bench programs, with a manifest that runs only the probe.
 groot=$bdir/$arch-trace/root
 rm -rf "$bdir/$arch-trace"
-build_bench_programs "$groot" "$bdir/$arch-trace/build.log"
-manifest=$bdir/$arch-trace/manifest
-echo "run probe $arch 600 /bench/mseal_bench $args" > "$manifest"
-guest_etc "$groot" "$arch" "$manifest"
+build_bench_programs "$groot" "$arch" "$bdir/$arch-trace/build.log"
+echo "run probe 600 /bench/mseal_bench $args" | guest_etc "$groot"
 pack_initramfs "$groot" "$bdir/$arch-trace/initramfs.cpio"
 
 for kind in base patched; do

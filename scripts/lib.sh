@@ -31,17 +31,19 @@ base_version() {
 	dpkg-query -W -f='${Version}' "$BASE_PKG" 2>/dev/null || echo unknown
 }
 
-# Per-architecture names used by the kernel build and QEMU.
+# The architectures of scripts/arches, one a line.
+ARCH_TABLE=$ROOT/scripts/arches
+arches() { awk '!/^#/ && NF { print $1 }' "$ARCH_TABLE"; }
+
+# Set the names scripts/arches gives one architecture: KARCH, SRCARCH,
+# IMAGE, QEMU, MACHINE, CONSOLE, CROSS, HOST_UNAME and PKGS.
 arch_vars() {
-	case "$1" in
-	x86_64)
-		KARCH=x86_64; CROSS=; IMAGE=arch/x86/boot/bzImage
-		GUEST_CC=gcc; QEMU=qemu-system-x86_64; CONSOLE=ttyS0 ;;
-	arm64)
-		KARCH=arm64; CROSS=aarch64-linux-gnu-; IMAGE=arch/arm64/boot/Image
-		GUEST_CC=aarch64-linux-gnu-gcc; QEMU=qemu-system-aarch64; CONSOLE=ttyAMA0 ;;
-	*) die "unknown ARCH '$1' (use x86_64 or arm64)" ;;
-	esac
+	local line
+	line=$(awk -v a="$1" '!/^#/ && $1 == a' "$ARCH_TABLE")
+	[ -n "$line" ] || die "unknown ARCH '$1' (use one of: $(arches | paste -sd' '))"
+	read -r _ KARCH SRCARCH IMAGE QEMU MACHINE CONSOLE CROSS HOST_UNAME PKGS <<<"$line"
+	[ "$CROSS" = - ] && CROSS=
+	return 0
 }
 
 # Run git in the kernel tree with a configuration that does not depend on
@@ -51,30 +53,6 @@ kgit() {
 		-c diff.mnemonicPrefix=false -c diff.renames=true \
 		-c format.signOff=false -c format.numbered=auto \
 		-c format.coverLetter=false -c core.quotePath=true "$@"
-}
-
-# guest/manifest lines for one architecture, as init reads them:
-#   run NAME TIMEOUT PROGRAM [ARGS]  /  skip NAME REASON
-manifest_for() {
-	awk -v arch="$1" '
-		/^[[:space:]]*(#|$)/ { next }
-		{ n = split($3, a, ","); ok = 0
-		  for (i = 1; i <= n; i++) if (a[i] == arch) ok = 1
-		  if (!ok || $1 == "kunit") next
-		  line = $1 " " $2
-		  for (i = 4; i <= NF; i++) line = line " " $i
-		  print line }' "${2:-$ROOT/guest/manifest}"
-}
-
-# What the verdict must see for one architecture: "kunit SUITE" and
-# "test NAME" lines.
-expected_for() {
-	awk -v arch="$1" '
-		/^[[:space:]]*(#|$)/ { next }
-		{ n = split($3, a, ","); ok = 0
-		  for (i = 1; i <= n; i++) if (a[i] == arch) ok = 1
-		  if (!ok) next
-		  print ($1 == "kunit" ? "kunit" : "test"), $2 }' "${2:-$ROOT/guest/manifest}"
 }
 
 # Pack directory $1 into the newc cpio archive $2 (owner root, sorted).
@@ -90,22 +68,23 @@ pack_initramfs() {
 		cpio --null -o -H newc --owner=0:0 --reproducible --quiet ) > "$2"
 }
 
-# Build the benchmark programs (guest/bench/*.c) into ROOTDIR/bench for
-# ARCH (arch_vars must have run), against the patched bench kernel's UAPI
-# headers; the build log goes to LOG.
-build_bench_programs() { # ROOTDIR LOG
+# Build the benchmark programs (guest/bench/manifest) into ROOTDIR/bench
+# for ARCH, against the patched bench kernel's UAPI headers; the build log
+# goes to LOG.
+build_bench_programs() { # ROOTDIR ARCH LOG
 	mkdir -p "$1"
-	make -C "$ROOT/guest" bench ARCH="$KARCH" CC="$GUEST_CC" KSRC="$KSRC" \
-		HDR="$BUILD/bench/$KARCH-patched/hdr" OUT="$1" > "$2" 2>&1 ||
-		die "benchmark programs failed to build; see ${2#"$ROOT"/}"
+	make -C "$ROOT/guest" bench ARCH="$2" KSRC="$KSRC" \
+		HDR="$BUILD/bench/$2-patched/hdr" OUT="$1" > "$3" 2>&1 ||
+		die "benchmark programs failed to build; see ${3#"$ROOT"/}"
 }
 
-# /etc of a guest root: the users tests look up, and the manifest.
-guest_etc() { # ROOTDIR ARCH MANIFEST
+# /etc of a guest root: the users tests look up, and the manifest that
+# init runs, read from stdin (scripts/manifest.sh init ARCH ...).
+guest_etc() { # ROOTDIR
 	mkdir -p "$1/etc"
 	echo 'root:x:0:0:root:/tmp:/bin/sh' > "$1/etc/passwd"
 	echo 'root:x:0:' > "$1/etc/group"
-	manifest_for "$2" "$3" > "$1/etc/manifest"
+	cat > "$1/etc/manifest"
 }
 
 # Upstream Linux's own mseal() selftest, from Debian's linux-source-6.12

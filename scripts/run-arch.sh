@@ -14,7 +14,7 @@ start=$(date +%s)
 "$ROOT/scripts/configure.sh" "$arch" test patched "$out"
 "$ROOT/scripts/build.sh" "$arch" "$out"
 "$ROOT/scripts/guest.sh" "$arch" "$out"
-expected_for "$arch" > "$out/expected"
+"$ROOT/scripts/manifest.sh" expect "$arch" > "$out/expected"
 
 limit=${BOOT_TIMEOUT:-1500}
 info "booting $arch under QEMU (TCG), limit $limit s"

@@ -3,13 +3,13 @@
 # and arm64.  The last line is "N passed, N failed, N skipped"; the exit
 # status is non-zero when anything failed.
 #
-# Usage: test.sh [ARCH...]   (default: x86_64 arm64)
+# Usage: test.sh [ARCH...]   (default: every architecture of scripts/arches)
+# make test runs 'make deps' first.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-arches=${*:-x86_64 arm64}
+arches=${*:-$(arches)}
 start=$(date +%s)
-"$ROOT/scripts/deps.sh" || exit 1
 mkdir -p "$BUILD"
 results=$BUILD/results.txt
 : > "$results"
