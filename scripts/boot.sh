@@ -1,6 +1,10 @@
 #!/bin/bash
 # Boot one kernel with its initramfs under QEMU (TCG), save the whole
 # console under build/logs/, and stop the guest at a wall-clock limit.
+# The log's path is on stderr before the boot starts, and
+# build/logs/ARCH-latest.log (and ARCH-NAME-latest.log) point at it while
+# it runs; the guest's results (top-level "ok"/"not ok" lines, nested "not
+# ok" ones, "# running NAME") go to stderr as they arrive.
 #
 # Usage: boot.sh ARCH KOUT [--icount | --kvm] [--timeout SECONDS]
 #                [--name TAG] [--append "ARGS"] [--initrd FILE]
@@ -48,11 +52,19 @@ cmdline="console=$CONSOLE panic=-1 rdinit=/init secretmem.enable=1 $append"
 	echo "# kernel: ${kout#"$ROOT"/}/$IMAGE"
 	echo "# cmdline: $cmdline"
 } > "$log"
+ln -sf "$(basename "$log")" "$BUILD/logs/$arch-$tag-latest.log"
+ln -sf "$(basename "$log")" "$BUILD/logs/$arch-latest.log"
+info "console: ${log#"$ROOT"/} (tail -f ${BUILD#"$ROOT"/}/logs/$arch-latest.log to follow it)"
+
+# The guest's results, as kunit.py shows them: lines of KTAP, unbuffered.
+results() {
+	grep --line-buffered -E '^(\[ *[0-9.]+\] )?((not )?ok [0-9]|# running )|^ +not ok [0-9]' |
+		sed -u -e 's/\r$//' -e 's/^/    /'
+}
 timeout -k 10 "$limit" "$QEMU" "${machine[@]}" "${accel[@]}" -smp "$smp" -m "$mem" \
 	-display none -monitor none -serial stdio -no-reboot \
 	-kernel "$kout/$IMAGE" -initrd "$initrd" "${gdb[@]}" \
-	-append "$cmdline" < /dev/null >> "$log" 2>&1
-status=$?
-ln -sf "$(basename "$log")" "$BUILD/logs/$arch-$tag-latest.log"
+	-append "$cmdline" < /dev/null 2>&1 | tee -a "$log" | results >&2
+status=${PIPESTATUS[0]}
 echo "$log"
-exit $status
+exit "$status"

@@ -33,10 +33,38 @@ if command -v ccache >/dev/null; then
 fi
 log=$out/build.log
 info "building $arch kernel in ${out#"$ROOT"/} (log: ${log#"$ROOT"/})"
-if ! make -C "$src" O="$out" ARCH="$KARCH" CROSS_COMPILE="$CROSS" \
+
+# While make runs: how many files it compiled and for how long, from the
+# second 10 on (a build with nothing to do stays silent), on one line that
+# rewrites itself on a terminal, and once a minute otherwise.
+progress() {
+	local t n shown=0
+	trap '[ $shown = 1 ] && [ -t 2 ] && echo >&2; exit 0' TERM
+	for ((t = 1; ; t++)); do
+		sleep 1
+		[ $t -ge 10 ] || continue
+		[ -t 2 ] || [ $((t % 60)) = 0 ] || continue
+		n=$(grep -cE '^  (CC|AS) ' "$log" || true)
+		if [ -t 2 ]; then
+			printf '\r    %s: %d files compiled, %dm%02ds ' "$arch" "$n" $((t / 60)) $((t % 60)) >&2
+		else
+			printf '    %s: %d files compiled, %dm%02ds\n' "$arch" "$n" $((t / 60)) $((t % 60)) >&2
+		fi
+		shown=1
+	done
+}
+: > "$log"
+progress &
+progress_pid=$!
+trap 'kill "$progress_pid" 2>/dev/null || true' EXIT
+status=0
+make -C "$src" O="$out" ARCH="$KARCH" CROSS_COMPILE="$CROSS" \
 	CC="$cc" HOSTCC="$hostcc" KCPPFLAGS="$kcppflags" -j"$(nproc)" \
 	"$(basename "$IMAGE")" headers_install INSTALL_HDR_PATH="$out/hdr" \
-	> "$log" 2>&1; then
+	> "$log" 2>&1 || status=$?
+kill "$progress_pid"
+wait "$progress_pid" || true
+if [ $status != 0 ]; then
 	grep -E 'error:|Error [0-9]|undefined reference' "$log" | head -30 >&2 || true
 	die "$arch kernel build failed; full log: ${log#"$ROOT"/}"
 fi

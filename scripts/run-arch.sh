@@ -3,6 +3,8 @@
 #
 # Usage: run-arch.sh ARCH [RESULTS_FILE]
 # Prints a summary; appends one line per result to RESULTS_FILE when given.
+# A step that fails (configure, build, initramfs, boot, verdict) is named,
+# with the log to read, on stderr and as "FAIL ARCH:step:NAME" result.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -11,10 +13,17 @@ arch_vars "$arch"
 out=$BUILD/$arch
 start=$(date +%s)
 
-"$ROOT/scripts/configure.sh" "$arch" test patched "$out"
-"$ROOT/scripts/build.sh" "$arch" "$out"
-"$ROOT/scripts/guest.sh" "$arch" "$out"
-"$ROOT/scripts/manifest.sh" expect "$arch" > "$out/expected"
+step_failed() { # STEP LOG
+	echo "$arch: the $1 step failed; read ${2#"$ROOT"/}" >&2
+	[ -z "$results" ] || echo "FAIL $arch:step:$1 failed; log: ${2#"$ROOT"/}" >> "$results"
+	exit 1
+}
+"$ROOT/scripts/configure.sh" "$arch" test patched "$out" ||
+	step_failed configure "$out/configure.log (and the messages above)"
+"$ROOT/scripts/build.sh" "$arch" "$out" || step_failed build "$out/build.log"
+"$ROOT/scripts/guest.sh" "$arch" "$out" || step_failed initramfs "$out/guest/build.log"
+"$ROOT/scripts/manifest.sh" expect "$arch" > "$out/expected" ||
+	step_failed initramfs "guest/manifest (the message above)"
 
 limit=${BOOT_TIMEOUT:-1500}
 info "booting $arch under QEMU (TCG), limit $limit s"
@@ -22,6 +31,13 @@ set +e
 log=$("$ROOT/scripts/boot.sh" "$arch" "$out" --timeout "$limit")
 qs=$?
 set -e
+# QEMU exits 0 when the guest stops, even after a panic (-no-reboot), and
+# 124 when killed at the limit (the verdict says so); anything else is
+# QEMU's own error (timeout(1): 126/127 when QEMU cannot run).
+case $qs in
+0 | 124) ;;
+*) step_failed boot "${log:-the messages above} (QEMU exit status $qs)" ;;
+esac
 
 npatches=$(git -C "$KSRC" rev-list --count base..HEAD)
 release=$(cat "$out/include/config/kernel.release" 2>/dev/null || echo '?')
@@ -32,3 +48,7 @@ echo "  console: ${log#"$ROOT"/}  (boot took $(( $(date +%s) - start )) s with b
 set +e
 python3 "$ROOT/scripts/verdict.py" --arch "$arch" --expect "$out/expected" \
 	--qemu-status "$qs" --timeout "$limit" ${results:+--results "$results"} "$log"
+vs=$?
+set -e
+[ $vs -le 1 ] || step_failed verdict "the traceback above and $log"
+exit $vs

@@ -18,7 +18,7 @@ if "$ROOT/scripts/host-checks.sh" "$results"; then
 	for arch in $arches; do
 		"$ROOT/scripts/run-arch.sh" "$arch" "$results" ||
 			grep -q "^FAIL $arch:" "$results" ||
-			echo "FAIL $arch:build:kernel configure/build/boot step failed" >> "$results"
+			echo "FAIL $arch:run-arch stopped without a result; see its messages above" >> "$results"
 	done
 fi
 

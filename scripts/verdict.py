@@ -16,11 +16,14 @@ ran at boot, and the KTAP that guest/init.c prints for each test program
 Usage: verdict.py --arch ARCH --expect FILE [--qemu-status N] [--results F] LOG
 FILE has "kunit NAME" / "test NAME" lines.  --results appends one
 "PASS|FAIL|SKIP <arch>:<kind>:<name> <detail>" line per item to F.
-Exit status: 0 when nothing failed, 1 otherwise.
+Exit status: 0 when nothing failed, 1 otherwise, 2 when no verdict could
+be made (bad arguments, unreadable files, a bug here: run-arch.sh then
+reports the verdict step as failed).
 """
 import argparse
 import re
 import sys
+import traceback
 
 TIMESTAMP = r'(?:\[\s*\d+\.\d+\]\s?)?'
 RESULT = re.compile(r'^' + TIMESTAMP + r'(not ok|ok) (\d+) (\S+)\s*(?:#\s*(.*))?$')
@@ -207,4 +210,8 @@ def main():
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except Exception:  # a traceback, and not the exit status of a failed run
+        traceback.print_exc()
+        sys.exit(2)
