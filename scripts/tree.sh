@@ -15,11 +15,11 @@ FORCE=0
 [ "${1:-}" = --force ] && FORCE=1
 STAMP=$BUILD/linux.stamp	# "<series hash> <HEAD at last sync>"
 
-# The same commit ids on every machine: no user or system git
-# configuration (signing, am.messageId, autocrlf...) takes part, the base
-# commit has fixed names and dates, and each patch's commit has the patch's
-# author as its committer and the patch's Date: as its commit date.
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+# The same commit ids on every machine: the commits are made with no user
+# or system git configuration (signing, am.messageId, autocrlf...), the
+# base commit has fixed names and dates, and each patch's commit has the
+# patch's author as its committer and the patch's Date: as its commit date.
+commit_git() { GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git "$@"; }
 
 mkdir -p "$BUILD"
 
@@ -33,14 +33,14 @@ create_base() {
 	info "unpacking $BASE_TARBALL ($BASE_PKG $ver)"
 	tar -xJf "$BASE_TARBALL" -C "$tmp" --strip-components=1
 	info "committing the pristine tree"
-	git -C "$tmp" init -q -b base-$$
+	commit_git -C "$tmp" init -q -b base-$$
 	# The tarball is the source of truth: add every file, even those that
 	# the kernel's own .gitignore files would hide.
-	git -C "$tmp" add -A -f .
+	commit_git -C "$tmp" add -A -f .
 	GIT_AUTHOR_NAME="Debian kernel team" GIT_AUTHOR_EMAIL="debian-kernel@lists.debian.org" \
 	GIT_COMMITTER_NAME="Debian kernel team" GIT_COMMITTER_EMAIL="debian-kernel@lists.debian.org" \
 	GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
-		git -C "$tmp" commit -q --no-verify -m "Debian $BASE_PKG $ver
+		commit_git -C "$tmp" commit -q --no-verify -m "Debian $BASE_PKG $ver
 
 Pristine source from $BASE_TARBALL,
 package $BASE_PKG version $ver.
@@ -81,7 +81,7 @@ apply_patch() {
 	GIT_COMMITTER_NAME=$(sed -n 's/^Author: //p' <<<"$info") \
 	GIT_COMMITTER_EMAIL=$(sed -n 's/^Email: //p' <<<"$info") \
 	GIT_COMMITTER_DATE=$(sed -n 's/^Date: //p' <<<"$info") \
-		git -C "$KSRC" am -q "$1"
+		commit_git -C "$KSRC" am -q "$1"
 }
 
 apply_series() {
