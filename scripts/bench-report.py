@@ -100,10 +100,11 @@ def method(base, patched, program):
     what a log lacks.  Both kernels must have run the same method."""
     def of(rows):
         return dict(METHOD_DEFAULTS[program], **rows.get(('meta', program), {}))
-    m = of(patched)
-    if of(base) != m:
-        sys.exit('bench-report: %s ran with %s on the base kernel but %s on the '
-                 'patched one' % (program, of(base), m))
+    m, b = of(patched), of(base)
+    differ = {k: (b[k], m[k]) for k in METHOD_DEFAULTS[program] if b[k] != m[k]}
+    if differ:
+        sys.exit('bench-report: %s ran with other constants on the base kernel than '
+                 'on the patched one (base, patched): %s' % (program, differ))
     return m
 
 

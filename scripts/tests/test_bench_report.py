@@ -161,7 +161,14 @@ class Method(Logs):
         other = self.log('other.log', self.with_meta(fixture('bench-kvm-patched.log')))
         with self.assertRaises(SystemExit) as e:
             self.run_report(base, other)
-        self.assertIn('mseal_bench ran with', str(e.exception))
+        self.assertIn("mseal_bench ran with other constants on the base kernel than on the patched one (base, patched): {'reps': (101, 11)", str(e.exception))
+
+    def test_meta_of_the_old_constants_matches_an_old_log(self):
+        base, _ = self.logs('kvm')
+        patched = self.log('new.log', 'BENCHMETA mseal_bench reps=101 batch=8 pagemove_pages=256 '
+                           'cycles=1 insns=0 cyc_read_pairs=101 ins_read_pairs=100\n'
+                           + fixture('bench-kvm-patched.log'))
+        self.assertIn('the fastest of 808 calls', self.run_report(base, patched))
 
     def test_header_from_kconfig_and_images(self):
         base, patched = self.logs('kvm')
