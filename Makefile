@@ -4,7 +4,7 @@
 ARCH ?= x86_64
 
 
-.PHONY: run test bench insn-trace bisect-check check tree export check-exported deps clean distclean help
+.PHONY: run test bench insn-trace bisect-check check tree export check-exported deps clean distclean help qemu
 
 help:
 	@echo "make run [ARCH=x86_64|arm64]   build, boot and test one architecture"
@@ -18,6 +18,7 @@ help:
 	@echo "make check-exported            fail if build/linux has unexported work"
 	@echo "make check                     host checks only (apply, checkpatch, harness tests)"
 	@echo "make deps                      install the Debian packages needed"
+	@echo "make qemu [QEMU_SRC=tarball]   build QEMU 9.0.1 + qemu/patches (arm64 POE), cached"
 	@echo "make clean                     remove kernel builds and logs, keep build/linux"
 
 run: deps tree
@@ -51,6 +52,10 @@ check-exported:
 
 deps:
 	@scripts/deps.sh
+
+# Our QEMU with FEAT_S1POE (issue 15); cached outside the clone.
+qemu: deps
+	@scripts/qemu.sh >/dev/null
 
 clean:
 	rm -rf build/x86_64 build/arm64 build/logs build/bench build/results.txt

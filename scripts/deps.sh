@@ -1,7 +1,8 @@
 #!/bin/bash
 # Install the Debian packages the harness needs, from Debian's archive only:
-# those of every architecture (scripts/arches) and PACKAGES (make
-# insn-trace: gdb-multiarch).  Without root (and without password-less
+# those of every architecture (scripts/arches), those that build our QEMU
+# (make qemu: ninja-build ... libfdt-dev) and PACKAGES (make insn-trace:
+# gdb-multiarch).  Without root (and without password-less
 # sudo) print the command and stop.
 #
 # Usage: deps.sh [PACKAGES...]
@@ -9,7 +10,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 pkgs="linux-source-6.1 linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
-cpio xz-utils rsync git python3 perl python3-ply python3-git ccache $*"
+cpio xz-utils rsync git python3 perl python3-ply python3-git ccache
+ninja-build pkg-config python3-venv libglib2.0-dev libpixman-1-dev libfdt-dev $*"
 for arch in $(arches); do
 	arch_vars "$arch"
 	pkgs="$pkgs ${PKGS//,/ }"
