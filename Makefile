@@ -4,7 +4,7 @@
 ARCH ?= x86_64
 
 
-.PHONY: run test bench insn-trace bisect-check check tree export check-exported deps clean distclean help qemu
+.PHONY: run test bench insn-trace bisect-check check tree export check-exported deps clean distclean help qemu poe-check
 
 help:
 	@echo "make run [ARCH=x86_64|arm64]   build, boot and test one architecture"
@@ -19,6 +19,7 @@ help:
 	@echo "make check                     host checks only (apply, checkpatch, harness tests)"
 	@echo "make deps                      install the Debian packages needed"
 	@echo "make qemu [QEMU_SRC=tarball]   build QEMU 9.0.1 + qemu/patches (arm64 POE), cached"
+	@echo "make poe-check                 check our QEMU's POE: Linux 6.12 pkey tests, bare metal"
 	@echo "make clean                     remove kernel builds and logs, keep build/linux"
 
 run: deps tree
@@ -56,6 +57,9 @@ deps:
 # Our QEMU with FEAT_S1POE (issue 15); cached outside the clone.
 qemu: deps
 	@scripts/qemu.sh >/dev/null
+
+poe-check: qemu
+	@scripts/poe-check.sh
 
 clean:
 	rm -rf build/x86_64 build/arm64 build/logs build/bench build/results.txt
