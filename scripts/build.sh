@@ -20,6 +20,14 @@ ts=$(TZ=UTC git -C "$src" log -1 --format=%ad --date='format-local:%a %b %e %H:%
 	die "$src is not a git tree: no build timestamp (run 'make tree')"
 export KBUILD_BUILD_TIMESTAMP=$ts KBUILD_BUILD_USER=harness KBUILD_BUILD_HOST=harness \
 	KBUILD_BUILD_VERSION=1
+# usr/gen_initramfs.sh reads the timestamp from the environment, so Kbuild
+# does not see it change: regenerate the built-in initramfs when it does,
+# or an older build directory keeps a cpio with other mtimes.
+mkdir -p "$out"
+if [ "$(cat "$out/.build-timestamp" 2>/dev/null)" != "$ts" ]; then
+	rm -f "$out/usr/initramfs_data.cpio"
+	echo "$ts" > "$out/.build-timestamp"
+fi
 # __FILE__ (WARN(), BUG tables) is relative to the source tree: the kernel
 # maps $srctree/ away (-fmacro-prefix-map), but ccache's CCACHE_BASEDIR
 # hands the compiler paths relative to the build directory, which that
