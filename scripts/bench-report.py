@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Turn the consoles of two benchmark boots (base, patched) into tables.
+"""Turn the consoles of two benchmark boots (base, patched) into tables,
+and optionally of a third (--off: the patched kernel booted with kpkeys=off).
 
 Reads the "BENCH <table> <state> <call> <n> <figure_ns> <median_ns>" lines
 (guest/bench/mseal_bench.c says what the figure is for each table) that the
@@ -23,6 +24,14 @@ have them, each per-call table gets a companion table (CSV: -insns.csv).
 
 Logs without BENCHCYC or BENCHINS lines give the same tables as before.
 
+pgtable_bench prints "BENCH pgtable all <row> <pages> <median_ns> <median_ns>"
+and "BENCHPKS pgtable <row> <pages> <switches_per_op> <dmap_splits>" (PKRS
+writes per operation, direct-map splits over the row; -1 where the kernel
+has no such counter): they make the page-table tables (CSV: -pgtable.csv).
+With --off, those tables get a patched-off column, and every other row the
+third boot measured goes into one table of its own, so that the tables of
+two kernels stay as they were.
+
 The method's constants (samples, calls per sample, sleeps, read pairs)
 come from the programs' "BENCHMETA <program> key=value ..." lines; a log
 from before those lines gets the constants the programs had then
@@ -41,6 +50,11 @@ CYC = re.compile(r'^\s*BENCHCYC (\S+) (\S+) (\S+) (\d+) (\d+)\s*$')
 NOCYC = re.compile(r'^\s*# no kernel ref-cycles counter: (.*?)\s*$')
 INS = re.compile(r'^\s*BENCHINS (\S+) (\S+) (\S+) (\d+) (-?\d+)\s*$')
 META = re.compile(r'^\s*BENCHMETA (\S+)((?: \w+=\d+)*)\s*$')
+PKS = re.compile(r'^\s*BENCHPKS (\S+) (\S+) (\d+) (-?\d+(?:\.\d+)?) (-?\d+)\s*$')
+# What scripts/boot.sh writes at the top of a console, and what the kernel
+# says about parameters it does not know.
+CMDLINE = re.compile(r'^# cmdline: (.*?)\s*$')
+UNKNOWN = re.compile(r'Unknown kernel command line parameters "(.*?)", will be passed')
 
 # What the programs printed on their BENCHMETA lines, as they were before
 # they printed them: the values a log without those lines was measured with.
@@ -49,6 +63,7 @@ METHOD_DEFAULTS = {
                         cyc_read_pairs=101, ins_read_pairs=100),
     'secretmem_bench': dict(reps=21, fault_pages=64, sleep_us=20000,
                             cyc_read_pairs=101),
+    'pgtable_bench': dict(reps=11, big_mib=1024, small_mib=64, settle_us=20000),
 }
 
 
@@ -56,8 +71,11 @@ def load(path):
     """BENCH rows by (table, state, call, n); BENCHFRAG rows by ('frag',
     files, pages), as (4k, 2M, 1G, level3 splits or None); BENCHCYC rows by ('cyc', table, state, call, n);
     BENCHINS rows by ('ins', table, state, call, n); ('nocyc',): why a
-    program had no cycle counter; and BENCHMETA lines by ('meta', program),
-    as a dict of int values."""
+    program had no cycle counter; BENCHMETA lines by ('meta', program),
+    as a dict of int values; BENCHPKS rows by ('pks', table, row, n), as
+    (switches per operation, direct-map splits), None where -1; the kernel
+    command line by ('cmdline',) and the parameters the kernel did not know
+    by ('unknown',)."""
     rows = {}
     with open(path, errors='replace') as f:
         for line in f:
@@ -92,12 +110,28 @@ def load(path):
             if c:
                 rows[('meta', c.group(1))] = {
                     k: int(v) for k, v in (kv.split('=') for kv in c.group(2).split())}
+                continue
+            c = PKS.match(line)
+            if c:
+                table, row, n, sw, splits = c.groups()
+                rows[('pks', table, row, int(n))] = (
+                    None if float(sw) < 0 else float(sw),
+                    None if int(splits) < 0 else int(splits))
+                continue
+            c = CMDLINE.match(line)
+            if c and ('cmdline',) not in rows:
+                rows[('cmdline',)] = c.group(1)
+                continue
+            c = UNKNOWN.search(line)
+            if c:
+                rows[('unknown',)] = c.group(1)
     return rows
 
 
-def method(base, patched, program):
+def method(base, patched, program, off=None):
     """The constants @program ran with (BENCHMETA), METHOD_DEFAULTS for
-    what a log lacks.  Both kernels must have run the same method."""
+    what a log lacks.  Both kernels (and the patched-off boot, @off, where
+    it ran the program) must have run the same method."""
     def of(rows):
         return dict(METHOD_DEFAULTS[program], **rows.get(('meta', program), {}))
     m, b = of(patched), of(base)
@@ -105,6 +139,12 @@ def method(base, patched, program):
     if differ:
         sys.exit('bench-report: %s ran with other constants on the base kernel than '
                  'on the patched one (base, patched): %s' % (program, differ))
+    if off and ('meta', program) in off:
+        o = of(off)
+        differ = {k: (b[k], o[k]) for k in METHOD_DEFAULTS[program] if b[k] != o[k]}
+        if differ:
+            sys.exit('bench-report: %s ran with other constants on the base kernel than '
+                     'in the patched-off boot (base, patched-off): %s' % (program, differ))
     return m
 
 
@@ -308,6 +348,185 @@ def secretmem_tables(a, base, patched, p, csv, frag_csv, cyc_csv):
         p('')
 
 
+def mib_text(mib):
+    return '%d GiB' % (mib // 1024) if mib % 1024 == 0 else '%d MiB' % mib
+
+
+def pgtable_rows(m):
+    """(row, what one operation is) of pgtable_bench, in the order it runs
+    them (@m: its method())."""
+    big, small = m['big_mib'], m['small_mib']
+    size = mib_text
+    return (('fork', 'fork of a process with %s written; child exits; wait' % size(big)),
+            ('munmap', 'munmap of %s touched' % size(big)),
+            ('touch', 'first write to a page of a fresh %s mapping' % size(small)),
+            ('mprotect', 'mprotect of %s touched, RW to RO or back' % size(small)))
+
+
+def off_params(patched, off):
+    """What the patched-off boot added to the patched kernel's command line
+    ('kpkeys=off'), from the "# cmdline:" lines of the consoles."""
+    if ('cmdline',) not in patched or ('cmdline',) not in off:
+        return 'kpkeys=off'
+    have = set(patched[('cmdline',)].split())
+    extra = [w for w in off.get(('cmdline',), '').split() if w not in have]
+    return ' '.join(extra) or 'kpkeys=off'
+
+
+def pgtable_tables(a, base, patched, off, p, pgt_csv):
+    """The page-table tables (pgtable_bench), with a patched-off column
+    where @off (the patched kernel booted with kpkeys=off) has the row."""
+    if not any(k[:2] == ('pgtable', 'all') for k in patched):
+        return
+    m = method(base, patched, 'pgtable_bench', off)
+    off = off or {}
+    params = off_params(patched, off)
+    rows = [(row, what, (m[size] << 20) // 4096)
+            for (row, what), size in zip(pgtable_rows(m),
+                                         ('big_mib', 'big_mib', 'small_mib', 'small_mib'))]
+    has_off = any(('pgtable', 'all', row, n) in off for row, _, n in rows)
+    alone = not other_rows(off)
+    p('## %s: page tables' % a.arch)
+    p('')
+    p('Base: the unpatched kernel. Patched: the series; where it protects page tables '
+      'with kernel protection keys (x86 PKS), page-table pages are read-only to ordinary '
+      'kernel writes, the page-table helpers raise a level (a WRMSR of IA32_PKRS) around '
+      'each write, batched inside lazy-MMU sections, and page-table pages come from a '
+      'pool of 2 MiB direct-map blocks.%s'
+      % (' Patched-off: the same patched kernel image booted with `%s`%s.'
+         % (params, ', in a boot of its own that runs only this program (the base and '
+            'patched figures come from the boots that run every program, this one last)'
+            if alone else '') if has_off else ''))
+    p('')
+    notes = []
+    if patched and all(v[0] is None for k, v in patched.items() if k[0] == 'pks'):
+        notes.append('The patched kernel has no /sys/kernel/debug/kpkeys/switches: it does not '
+                     'protect page tables with kernel protection keys (yet), and its PKRS '
+                     'writes show as -.')
+    if has_off and 'kpkeys' in off.get(('unknown',), ''):
+        notes.append('The patched kernel did not know `%s` (it passed "%s" to user space): '
+                     'the patched-off column is the patched kernel as it always runs.'
+                     % (params, off[('unknown',)]))
+    for n in notes:
+        p(n)
+        p('')
+    p('Each figure is the median of %d repetitions of one operation, in nanoseconds of %s; '
+      'every region is madvise(MADV_NOHUGEPAGE), so that its page tables are 4 KiB PTE '
+      'pages (the bench kernels have THP "always"). `pages`: the 4 KiB pages the '
+      'operation covers. fork: per fork of a process whose %s were all written just '
+      'before (so each fork write-protects as many writable PTEs in the parent as it '
+      'copies), including the child\'s _exit() and the parent\'s waitpid(). munmap: per '
+      'call, on a fresh mapping touched untimed. First write: the time of writing one '
+      'byte of every page of a fresh mapping, divided by its pages (a page fault each). '
+      'mprotect: the time of a PROT_READ and a PROT_READ|PROT_WRITE call over the touched '
+      'region, divided by 2. Each repetition starts after a %g ms sleep, free under '
+      '-icount sleep=off, so that deferred work of the previous one is done. `%%` = 100 * '
+      '(t_kernel - t) / t against the base. **A positive percentage means that kernel is '
+      'slower than the base**.'
+      % (m['reps'], a.clock, mib_text(m['big_mib']), m['settle_us'] / 1000))
+    p('')
+    head = '| operation | pages | t | t_patched | delta | %'
+    rule = '|---|---:|---:|---:|---:|---:'
+    if has_off:
+        head += ' | t_patched-off | delta | %'
+        rule += '|---:|---:|---:'
+    p(head + ' |')
+    p(rule + '|')
+    cells = {}
+    for row, what, n in rows:
+        k = ('pgtable', 'all', row, n)
+        if k not in base or k not in patched:
+            continue
+        t, tp = base[k][0], patched[k][0]
+        line = '| %s | %d | %d | %d | %+d | %+.2f%%' % (what, n, t, tp, tp - t, pct(tp, t))
+        to = off[k][0] if k in off else None
+        if has_off:
+            line += (' | %d | %+d | %+.2f%%' % (to, to - t, pct(to, t)) if to is not None
+                     else ' | - | | ')
+        p(line + ' |')
+        cells[row] = (t, tp, to)
+    p('')
+
+    def pks(rows, row, n, i):
+        v = rows.get(('pks', 'pgtable', row, n))
+        return None if v is None else v[i]
+
+    def fmt(v, spec):
+        return '-' if v is None else spec % v
+
+    p('**PKRS writes per operation: what real hardware pays for; under -icount a WRMSR '
+      'counts as one instruction**, so the time above cannot show what these writes cost '
+      'on a CPU, where each is a serializing register write. Each figure is the change of '
+      '/sys/kernel/debug/kpkeys/switches (level switches, that is IA32_PKRS writes, on '
+      'all CPUs) over the row\'s timed operations divided by their number (- where the '
+      'kernel has no such counter). **Direct-map splits**: the change of '
+      'direct_map_level2_splits + direct_map_level3_splits in /proc/vmstat over the whole '
+      'row, setup included: 2 MiB and 1 GiB direct-map entries split into smaller ones '
+      '(the pool takes page-table pages from 2 MiB blocks; - where the counters are '
+      'missing). Rows ran in this order in one boot, so a later row may reuse blocks or '
+      'entries an earlier row split.')
+    p('')
+    head = '| operation | PKRS writes/op base | patched'
+    rule = '|---|---:|---:'
+    if has_off:
+        head += ' | patched-off'
+        rule += '|---:'
+    head += ' | direct-map splits base | patched'
+    rule += '|---:|---:'
+    if has_off:
+        head += ' | patched-off'
+        rule += '|---:'
+    p(head + ' |')
+    p(rule + '|')
+    kernels = (base, patched, off) if has_off else (base, patched)
+    for row, what, n in rows:
+        if row not in cells:
+            continue
+        line = '| %s | ' % what
+        line += ' | '.join(fmt(pks(r, row, n, 0), '%.2f') for r in kernels)
+        line += ' | ' + ' | '.join(fmt(pks(r, row, n, 1), '%+d') for r in kernels)
+        p(line + ' |')
+        t, tp, to = cells[row]
+
+        def c(v, spec='%s'):
+            return '' if v is None else spec % v
+        pgt_csv.append(','.join([row, str(n), c(t), c(tp), c(to), '%.3f' % pct(tp, t),
+                                 c(None if to is None else pct(to, t), '%.3f')]
+                                + [c(pks(r, row, n, 0), '%.2f') for r in (base, patched, off)]
+                                + [c(pks(r, row, n, 1)) for r in (base, patched, off)]))
+    p('')
+    off_other_table(a, base, off, p, params)
+
+
+def other_rows(off):
+    """The BENCH rows of a console that are not pgtable_bench's."""
+    return [k for k in (off or {}) if len(k) == 4 and k[0] not in
+            ('pgtable', 'frag', 'cyc', 'ins', 'pks', 'meta')]
+
+
+def off_other_table(a, base, off, p, params):
+    """Every row but pgtable_bench's that the patched-off boot measured,
+    against the base, in one table of its own (the other tables compare two
+    kernels and stay as they are)."""
+    keys = [k for k in other_rows(off) if k in base]
+    if not keys:
+        return
+    p('### Other rows of the patched kernel booted with `%s`' % params)
+    p('')
+    p('The first figure of each BENCH row the patched-off boot measured, against the base '
+      'kernel\'s (the per-call tables\' fastest call, the memfd_secret table\'s median), '
+      'in nanoseconds of %s. `%%` = 100 * (t_patched-off - t) / t. **A positive '
+      'percentage means the patched-off kernel is slower**.' % a.clock)
+    p('')
+    p('| table | state | call | n | t | t_patched-off | delta | % |')
+    p('|---|---|---|---:|---:|---:|---:|---:|')
+    for k in keys:
+        t, to = base[k][0], off[k][0]
+        p('| %s | %s | %s | %d | %d | %d | %+d | %+.2f%% |'
+          % (k + (t, to, to - t, pct(to, t))))
+    p('')
+
+
 # The series' options the header states, as the patched kernel was built.
 HEADER_OPTIONS = ('CONFIG_MSEAL', 'CONFIG_MSEAL_SYSTEM_MAPPINGS')
 
@@ -345,6 +564,11 @@ def main(argv=None):
                     help='the kernel images and the initramfs measured (sha256 in the header)')
     ap.add_argument('--csv')
     ap.add_argument('--md')
+    ap.add_argument('--off', metavar='LOG',
+                    help='console of the patched kernel booted with kpkeys=off '
+                         '(a patched-off column where it has the row)')
+    ap.add_argument('--off-initramfs', metavar='FILE',
+                    help='the initramfs of the patched-off boot (sha256 in the header)')
     ap.add_argument('base')
     ap.add_argument('patched')
     a = ap.parse_args(argv)
@@ -352,6 +576,11 @@ def main(argv=None):
     base, patched = load(a.base), load(a.patched)
     if not base or not patched:
         sys.exit('bench-report: no BENCH lines in %s' % (a.base if not base else a.patched))
+    off = None
+    if a.off:
+        off = load(a.off)
+        if not any(len(k) == 4 for k in off):
+            sys.exit('bench-report: no BENCH lines in %s' % a.off)
 
     out = []
     csv = ['table,state,call,n,t_base_ns,t_patched_ns,delta_ns,percent,'
@@ -368,8 +597,10 @@ def main(argv=None):
          datetime.date.today().isoformat()))
     p('')
     if a.images:
-        p('Measured (sha256): base kernel `%s`, patched kernel `%s`, initramfs `%s`.'
-          % tuple(sha256(f) for f in a.images))
+        p('Measured (sha256): base kernel `%s`, patched kernel `%s`, initramfs `%s`%s.'
+          % (tuple(sha256(f) for f in a.images)
+             + ((', patched-off initramfs `%s`' % sha256(a.off_initramfs))
+                if a.off_initramfs else '',)))
         p('')
     m = method(base, patched, 'mseal_bench')
     no_cycles_note(a, base, patched, p)
@@ -509,6 +740,13 @@ def main(argv=None):
                 'directmap1g_base_kb,directmap1g_patched_kb,'
                 'level3_splits_base,level3_splits_patched']
     secretmem_tables(a, base, patched, p, csv, frag_csv, cyc_csv)
+    pgt_csv = ['operation,pages,t_base_ns,t_patched_ns,t_patched_off_ns,percent_patched,'
+               'percent_patched_off,pkrs_writes_per_op_base,pkrs_writes_per_op_patched,'
+               'pkrs_writes_per_op_patched_off,dmap_splits_base,dmap_splits_patched,'
+               'dmap_splits_patched_off']
+    pgtable_tables(a, base, patched, off, p, pgt_csv)
+    if off and not any(k[:2] == ('pgtable', 'all') for k in patched):
+        off_other_table(a, base, off, p, off_params(patched, off))
 
     text = '\n'.join(out)
     print(text)
@@ -521,9 +759,10 @@ def main(argv=None):
         if len(frag_csv) > 1:
             with open(re.sub(r'\.csv$', '', a.csv) + '-frag.csv', 'w') as f:
                 f.write('\n'.join(frag_csv) + '\n')
-        # Only runs with ref-cycles (instructions) have this file: never
-        # leave an older run's next to this run's tables.
-        for suffix, rows in (('-cycles.csv', cyc_csv), ('-insns.csv', ins_csv)):
+        # Only runs with ref-cycles (instructions, pgtable_bench rows) have
+        # this file: never leave an older run's next to this run's tables.
+        for suffix, rows in (('-cycles.csv', cyc_csv), ('-insns.csv', ins_csv),
+                             ('-pgtable.csv', pgt_csv)):
             path = re.sub(r'\.csv$', '', a.csv) + suffix
             if len(rows) > 1:
                 with open(path, 'w') as f:

@@ -182,5 +182,115 @@ class Method(Logs):
                       self.run_report(base, patched))
 
 
+class PgTable(Logs):
+    """pgtable_bench's tables: two kernels, or three with --off."""
+
+    def pg(self, edit_off=lambda text: text):
+        """(base, patched, off) consoles of the pgtable fixtures."""
+        base, patched = self.logs('pgtable')
+        return base, patched, self.log('pgtable-off.log', edit_off(fixture('bench-pgtable-off.log')))
+
+    def table(self, text, first):
+        """The rows of the Markdown table whose header starts with @first."""
+        lines = text.splitlines()
+        i = next(i for i, l in enumerate(lines) if l.startswith(first))
+        rows = []
+        for l in lines[i:]:
+            if not l.startswith('|'):
+                break
+            rows.append(l)
+        return rows
+
+    def test_load(self):
+        rows = report.load(os.path.join(FX, 'bench-pgtable-patched.log'))
+        self.assertEqual(rows[('pgtable', 'all', 'fork', 262144)], (78021002, 78021002))
+        self.assertEqual(rows[('pks', 'pgtable', 'fork', 262144)], (4102.5, 2))
+        rows = report.load(os.path.join(FX, 'bench-pgtable-base.log'))
+        self.assertEqual(rows[('pks', 'pgtable', 'touch', 16384)], (None, 0))
+        self.assertEqual(rows[('meta', 'pgtable_bench')]['big_mib'], 1024)
+        rows = report.load(os.path.join(FX, 'bench-pgtable-off.log'))
+        self.assertTrue(rows[('cmdline',)].endswith('random.trust_cpu=on kpkeys=off'))
+
+    def test_two_kernels(self):
+        text = self.run_report(*self.logs('pgtable'))
+        self.assertNotIn('patched-off', text.lower())
+        self.assertEqual(self.table(text, '| operation | pages |')[:3], [
+            '| operation | pages | t | t_patched | delta | % |',
+            '|---|---:|---:|---:|---:|---:|',
+            '| fork of a process with 1 GiB written; child exits; wait | 262144 | 77510570 '
+            '| 78021002 | +510432 | +0.66% |'])
+        self.assertIn('**PKRS writes per operation: what real hardware pays for; under '
+                      '-icount a WRMSR counts as one instruction**', text)
+        self.assertEqual(self.table(text, '| operation | PKRS')[2],
+                         '| fork of a process with 1 GiB written; child exits; wait '
+                         '| - | 4102.50 | +0 | +2 |')
+
+    def test_three_kernels(self):
+        base, patched, off = self.pg()
+        text = self.run_report(base, patched, '--off', off)
+        self.assertIn('Patched-off: the same patched kernel image booted with `kpkeys=off`, '
+                      'in a boot of its own that runs only this program', text)
+        t = self.table(text, '| operation | pages |')
+        self.assertEqual(t[0], '| operation | pages | t | t_patched | delta | % '
+                               '| t_patched-off | delta | % |')
+        self.assertEqual(t[4], '| first write to a page of a fresh 64 MiB mapping | 16384 '
+                               '| 5664 | 5690 | +26 | +0.46% | 5665 | +1 | +0.02% |')
+        self.assertEqual(self.table(text, '| operation | PKRS')[:3], [
+            '| operation | PKRS writes/op base | patched | patched-off '
+            '| direct-map splits base | patched | patched-off |',
+            '|---|---:|---:|---:|---:|---:|---:|',
+            '| fork of a process with 1 GiB written; child exits; wait '
+            '| - | 4102.50 | 0.00 | +0 | +2 | +0 |'])
+        # Only pgtable rows in the third boot: no table of other rows.
+        self.assertNotIn('### Other rows', text)
+        # The other tables stay as they are with two kernels.
+        self.assertEqual(text.split('## x86_64: page tables')[0],
+                         self.run_report(base, patched).split('## x86_64: page tables')[0])
+
+    def test_no_kpkeys_in_patched(self):
+        base, patched, off = self.pg()
+        patched = self.log('nopks.log', re.sub(r'(BENCHPKS \S+ \S+ \d+) \S+', r'\1 -1',
+                                                fixture('bench-pgtable-patched.log')))
+        text = self.run_report(base, patched)
+        self.assertIn('The patched kernel has no /sys/kernel/debug/kpkeys/switches', text)
+
+    def test_off_param_unknown(self):
+        unknown = ('Unknown kernel command line parameters "kpkeys=off", '
+                   'will be passed to user space.\n')
+        base, patched, off = self.pg(lambda text: text.replace('KTAP', unknown + 'KTAP', 1))
+        text = self.run_report(base, patched, '--off', off)
+        self.assertIn('The patched kernel did not know `kpkeys=off`', text)
+        self.assertNotIn('did not know', self.run_report(base, patched, '--off', self.pg()[2]))
+
+    def test_off_other_rows(self):
+        """A third boot that ran more than pgtable_bench: its other rows in a
+        table of their own."""
+        base, patched = self.logs('kvm')
+        off = self.log('off.log', '# cmdline: x kpkeys=off\n'
+                       + fixture('bench-kvm-patched.log').replace(' 2536 2610', ' 2600 2610'))
+        text = self.run_report(base, patched, '--off', off)
+        self.assertIn('### Other rows of the patched kernel booted with `kpkeys=off`', text)
+        self.assertRegex(text, r'\| syscall \| noseal \| mprotect \| 1 \| \d+ \| 2600 \|')
+        self.assertNotIn('## x86_64: page tables', text)
+
+    def test_csv(self):
+        base, patched, off = self.pg()
+        csv = os.path.join(self.tmp.name, 'b.csv')
+        pgt = os.path.join(self.tmp.name, 'b-pgtable.csv')
+        self.run_report(base, patched, '--off', off, '--csv', csv)
+        with open(pgt) as f:
+            self.assertIn('fork,262144,77510570,78021002,77512000,0.659,0.002,,4102.50,0.00,'
+                          '0,2,0\n', f.read())
+        self.run_report(*self.logs('kvm'), '--csv', csv)
+        self.assertFalse(os.path.exists(pgt))
+
+    def test_off_ran_another_method(self):
+        base, patched, off = self.pg(lambda text: text.replace('reps=11', 'reps=5'))
+        with self.assertRaises(SystemExit) as e:
+            self.run_report(base, patched, '--off', off)
+        self.assertIn('pgtable_bench ran with other constants on the base kernel than in the '
+                      "patched-off boot (base, patched-off): {'reps': (11, 5)}", str(e.exception))
+
+
 if __name__ == '__main__':
     unittest.main()
