@@ -62,7 +62,6 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 
 #define BENCH_NAME "pgtable_bench"
@@ -89,15 +88,16 @@ static void settle(void)
  */
 static void switches_open(void)
 {
-	switches_fd = open(SWITCHES, O_RDONLY | O_CLOEXEC);
-	if (switches_fd < 0 && errno == ENOENT) {
-		struct stat st;
+	int err;
 
-		if (stat(DEBUGFS "/kpkeys", &st) && !mount("debugfs", DEBUGFS, "debugfs", 0, NULL))
-			switches_fd = open(SWITCHES, O_RDONLY | O_CLOEXEC);
+	switches_fd = open(SWITCHES, O_RDONLY | O_CLOEXEC);
+	err = errno;
+	if (switches_fd < 0 && err == ENOENT && !mount("debugfs", DEBUGFS, "debugfs", 0, NULL)) {
+		switches_fd = open(SWITCHES, O_RDONLY | O_CLOEXEC);
+		err = errno;
 	}
 	if (switches_fd < 0)
-		printf("# no %s (%s): switches are -1\n", SWITCHES, strerror(errno));
+		printf("# no %s (%s): switches are -1\n", SWITCHES, strerror(err));
 }
 
 /* The counter's value; -1 without it. */
