@@ -144,9 +144,12 @@ if [ "$off" != 0 ]; then
 	fi
 fi
 
+# A patched kernel built from a tree with uncommitted work says so.
+dirty=
+[ -z "$(git -C "$KSRC" status --porcelain)" ] || dirty=", with uncommitted changes in build/linux"
 python3 "$ROOT/scripts/bench-report.py" --arch "$arch" --clock "$clock" \
 	--base-version "$BASE_PKG $(base_version)" \
-	--series "$(git -C "$KSRC" rev-list --count base..HEAD) patches, HEAD $(git -C "$KSRC" log -1 --format='%h %s' | cut -c1-50)" \
+	--series "$(git -C "$KSRC" rev-list --count base..HEAD) patches, HEAD $(git -C "$KSRC" log -1 --format='%h %s' | cut -c1-50)$dirty" \
 	--qemu "$($QEMU --version | head -1)" \
 	--kconfig "$bdir/$arch-patched/.config" \
 	--images "$bdir/$arch-base/$IMAGE" "$bdir/$arch-patched/$IMAGE" "$bdir/$arch-guest/initramfs.cpio" \
