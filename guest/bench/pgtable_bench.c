@@ -7,11 +7,12 @@
  * (a WRMSR of IA32_PKRS), batched inside lazy-MMU sections, and
  * page-table pages come from a pool of 2 MiB direct-map blocks.
  *
- * Usage: pgtable_bench [--reps N] [--cycles]
+ * Usage: pgtable_bench [--reps N] [--big-reps M] [--cycles]
  *
- * Rows, in the order they run; each is the median over N repetitions of
- * the time of one operation, in CLOCK_MONOTONIC nanoseconds (under QEMU
- * -icount shift=0: guest instructions, user and kernel):
+ * Rows, in the order they run; each is the median over N repetitions (M
+ * for the two 1 GiB rows) of the time of one operation, in
+ * CLOCK_MONOTONIC nanoseconds (under QEMU -icount shift=0: guest
+ * instructions, user and kernel):
  *   fork     a process with 1 GiB of anonymous memory, every page written
  *            just before (untimed), forks; the child _exit()s at once and
  *            the parent waits for it.  Per fork: copying 262144 PTEs,
@@ -24,7 +25,12 @@
  *   mprotect mprotect() of a touched 64 MiB region to PROT_READ, then back
  *            to PROT_READ|PROT_WRITE.  Per call: the pair's time / 2.
  * Every region is madvise(MADV_NOHUGEPAGE): the bench kernels have THP
- * "always", and 2 MiB pages would leave no PTE pages to write.  Each
+ * "always", and 2 MiB pages would leave no PTE pages to write.
+ * The 1 GiB rows fault 262144 pages in, untimed, before each repetition.
+ * Where page tables are protected, each of those faults writes IA32_PKRS
+ * twice, and QEMU TCG flushes its TLB at every such write: that makes the
+ * setup, not the rows, the program's wall time (about 7 minutes with 11
+ * repetitions each on a loaded 2-core host), hence fewer of them (M).  Each
  * repetition starts after a 20 ms sleep (settle(); free under -icount
  * sleep=off) so that deferred work (RCU callbacks, per-CPU list flushes)
  * of the previous one is done.
@@ -44,8 +50,8 @@
  *
  * Before any row, one line gives the method's constants, which the report
  * quotes (scripts/bench-report.py):
- *   BENCHMETA pgtable_bench reps=N big_mib=1024 small_mib=64 settle_us=U
- *             cycles=0|1
+ *   BENCHMETA pgtable_bench reps=N big_reps=M big_mib=1024 small_mib=64
+ *             settle_us=U cycles=0|1
  *
  * --cycles (make bench ACCEL=kvm passes it to every program) is accepted,
  * but this program counts no ref-cycles: it says so and reports time.
@@ -74,8 +80,8 @@
 #define SWITCHES	DEBUGFS "/kpkeys/switches"
 
 static long ps;
-static int reps = 11;
-static int switches_fd = -1;
+static int reps = 11, big_reps = 5;
+static int have_switches;
 
 static void settle(void)
 {
@@ -83,33 +89,46 @@ static void settle(void)
 }
 
 /*
- * The kpkeys level-switch counter, opened once.  guest/init.c mounts
- * debugfs; mount it here if that did not happen (EBUSY: it is mounted).
+ * Whether the kernel has the kpkeys level-switch counter.  guest/init.c
+ * mounts debugfs; mount it here if that did not happen (EBUSY: it is
+ * mounted).
  */
-static void switches_open(void)
+static void switches_probe(void)
 {
-	int err;
+	int fd, err;
 
-	switches_fd = open(SWITCHES, O_RDONLY | O_CLOEXEC);
+	fd = open(SWITCHES, O_RDONLY | O_CLOEXEC);
 	err = errno;
-	if (switches_fd < 0 && err == ENOENT && !mount("debugfs", DEBUGFS, "debugfs", 0, NULL)) {
-		switches_fd = open(SWITCHES, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && err == ENOENT && !mount("debugfs", DEBUGFS, "debugfs", 0, NULL)) {
+		fd = open(SWITCHES, O_RDONLY | O_CLOEXEC);
 		err = errno;
 	}
-	if (switches_fd < 0)
+	if (fd < 0) {
 		printf("# no %s (%s): switches are -1\n", SWITCHES, strerror(err));
+		return;
+	}
+	close(fd);
+	have_switches = 1;
 }
 
-/* The counter's value; -1 without it. */
+/*
+ * The counter's value; -1 without it.  Opened for each read: the file is
+ * a debugfs attribute, which cannot seek (pread() fails with ESPIPE) and
+ * formats its value at the first read after open.
+ */
 static long long switches(void)
 {
 	char buf[32];
 	ssize_t n;
+	int fd;
 
-	if (switches_fd < 0)
+	if (!have_switches)
 		return -1;
-	n = pread(switches_fd, buf, sizeof(buf) - 1, 0);
+	fd = open(SWITCHES, O_RDONLY | O_CLOEXEC);
+	CHECK(fd >= 0, "open(" SWITCHES ")");
+	n = read(fd, buf, sizeof(buf) - 1);
 	CHECK(n > 0, "read(" SWITCHES ")");
+	close(fd);
 	buf[n] = '\0';
 	return atoll(buf);
 }
@@ -165,13 +184,14 @@ static void row_start(void)
 	splits0 = dmap_splits();
 }
 
-static void row_end(const char *row, long pages)
+/* @n: the row's repetitions. */
+static void row_end(const char *row, long pages, int n)
 {
 	long long s = dmap_splits();
-	long long t = median(times, reps);
+	long long t = median(times, n);
 
 	printf("BENCH pgtable all %s %ld %lld %lld\n", row, pages, t, t);
-	if (switches_fd < 0)
+	if (!have_switches)
 		printf("BENCHPKS pgtable %s %ld -1 %lld\n", row, pages,
 		       splits0 < 0 ? -1 : s - splits0);
 	else
@@ -186,7 +206,7 @@ static void bench_fork(void)
 
 	row_start();
 	p = region(BIG_MIB);
-	for (int r = 0; r < reps; r++) {
+	for (int r = 0; r < big_reps; r++) {
 		long long s0, t0, t1;
 		int status;
 		pid_t pid;
@@ -210,14 +230,14 @@ static void bench_fork(void)
 		CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "child exit");
 		times[r] = t1 - t0;
 	}
-	row_end("fork", (BIG_MIB << 20) / ps);
+	row_end("fork", (BIG_MIB << 20) / ps, big_reps);
 	CHECK(!munmap(p, BIG_MIB << 20), "munmap");
 }
 
 static void bench_munmap(void)
 {
 	row_start();
-	for (int r = 0; r < reps; r++) {
+	for (int r = 0; r < big_reps; r++) {
 		char *p = region(BIG_MIB);
 		long long s0, t0, t1;
 		int ret;
@@ -233,7 +253,7 @@ static void bench_munmap(void)
 		CHECK(!ret, "munmap");
 		times[r] = t1 - t0;
 	}
-	row_end("munmap", (BIG_MIB << 20) / ps);
+	row_end("munmap", (BIG_MIB << 20) / ps, big_reps);
 }
 
 static void bench_touch(void)
@@ -255,7 +275,7 @@ static void bench_touch(void)
 		times[r] = (t1 - t0) / pages;
 		CHECK(!munmap(p, SMALL_MIB << 20), "munmap");
 	}
-	row_end("touch", pages);
+	row_end("touch", pages, reps);
 }
 
 static void bench_mprotect(void)
@@ -280,7 +300,7 @@ static void bench_mprotect(void)
 		CHECK(!ro && !rw, "mprotect");
 		times[r] = (t1 - t0) / 2;
 	}
-	row_end("mprotect", (SMALL_MIB << 20) / ps);
+	row_end("mprotect", (SMALL_MIB << 20) / ps, reps);
 	CHECK(!munmap(p, SMALL_MIB << 20), "munmap");
 }
 
@@ -292,21 +312,24 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--reps") && i + 1 < argc && atoi(argv[i + 1]) > 0) {
 			reps = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--big-reps") && i + 1 < argc &&
+			   atoi(argv[i + 1]) > 0) {
+			big_reps = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--cycles")) {
 			cycles = 1;
 		} else {
-			fprintf(stderr, "%s: bad option '%s'\nUsage: %s [--reps N] [--cycles]\n",
+			fprintf(stderr, "%s: bad option '%s'\nUsage: %s [--reps N] [--big-reps M] [--cycles]\n",
 				BENCH_NAME, argv[i], BENCH_NAME);
 			return 2;
 		}
 	}
-	times = calloc(reps, sizeof(*times));
+	times = calloc(reps > big_reps ? reps : big_reps, sizeof(*times));
 	CHECK(times, "calloc");
-	printf("BENCHMETA %s reps=%d big_mib=%d small_mib=%d settle_us=%d cycles=%d\n",
-	       BENCH_NAME, reps, BIG_MIB, SMALL_MIB, SETTLE_US, cycles);
+	printf("BENCHMETA %s reps=%d big_reps=%d big_mib=%d small_mib=%d settle_us=%d cycles=%d\n",
+	       BENCH_NAME, reps, big_reps, BIG_MIB, SMALL_MIB, SETTLE_US, cycles);
 	if (cycles)
 		printf("# %s counts no ref-cycles: time only\n", BENCH_NAME);
-	switches_open();
+	switches_probe();
 	fflush(stdout);
 
 	bench_fork();
