@@ -63,7 +63,8 @@ METHOD_DEFAULTS = {
                         cyc_read_pairs=101, ins_read_pairs=100),
     'secretmem_bench': dict(reps=21, fault_pages=64, sleep_us=20000,
                             cyc_read_pairs=101),
-    'pgtable_bench': dict(reps=11, big_mib=1024, small_mib=64, settle_us=20000),
+    'pgtable_bench': dict(reps=11, big_reps=5, big_mib=1024, small_mib=64,
+                          settle_us=20000),
 }
 
 
@@ -410,7 +411,8 @@ def pgtable_tables(a, base, patched, off, p, pgt_csv):
     for n in notes:
         p(n)
         p('')
-    p('Each figure is the median of %d repetitions of one operation, in nanoseconds of %s; '
+    p('Each figure is the median of %d repetitions of one operation (%d for the %s rows), '
+      'in nanoseconds of %s; '
       'every region is madvise(MADV_NOHUGEPAGE), so that its page tables are 4 KiB PTE '
       'pages (the bench kernels have THP "always"). `pages`: the 4 KiB pages the '
       'operation covers. fork: per fork of a process whose %s were all written just '
@@ -423,7 +425,8 @@ def pgtable_tables(a, base, patched, off, p, pgt_csv):
       '-icount sleep=off, so that deferred work of the previous one is done. `%%` = 100 * '
       '(t_kernel - t) / t against the base. **A positive percentage means that kernel is '
       'slower than the base**.'
-      % (m['reps'], a.clock, mib_text(m['big_mib']), m['settle_us'] / 1000))
+      % (m['reps'], m['big_reps'], mib_text(m['big_mib']), a.clock,
+         mib_text(m['big_mib']), m['settle_us'] / 1000))
     p('')
     head = '| operation | pages | t | t_patched | delta | %'
     rule = '|---|---:|---:|---:|---:|---:'
