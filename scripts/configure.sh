@@ -38,6 +38,10 @@ checked=("${frags[@]}")
 case $kind in
 patched | bisect)
 	series=("$ROOT/configs/series.config")
+	# Features of the series that only some architectures have: test and
+	# bench kernels alike (Kconfig defaults do not survive allnoconfig).
+	[ -f "$ROOT/configs/series-features-$arch.config" ] &&
+		series+=("$ROOT/configs/series-features-$arch.config")
 	# Per-arch extras are for test kernels: benchmarks compare the
 	# series' defaults with the base.
 	if [ "$variant" = test ]; then
