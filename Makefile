@@ -7,7 +7,9 @@ ARCH ?= x86_64
 .PHONY: run test bench insn-trace bisect-check check tree export check-exported deps clean distclean help qemu poe-check
 
 help:
-	@echo "make run [ARCH=x86_64|arm64]   build, boot and test one architecture"
+	@echo "make run [ARCH=x86_64|arm64] [VARIANT=kasan]"
+	@echo "                               build, boot and test one architecture (or its"
+	@echo "                               control kernel, configs/control-ARCH-VARIANT.config)"
 	@echo "make test                      everything CI checks (host checks, both arches)"
 	@echo "make bench [ARCH=...] [ACCEL=kvm] overhead tables, base against patched"
 	@echo "make insn-trace ARCH=... CALL=madvise VMAS=32 [STATE=sealed]"
@@ -23,7 +25,7 @@ help:
 	@echo "make clean                     remove kernel builds and logs, keep build/linux"
 
 run: deps tree
-	@scripts/run-arch.sh $(ARCH)
+	@RUN_VARIANT=$(VARIANT) scripts/run-arch.sh $(ARCH)
 
 test: deps
 	@scripts/test.sh

@@ -3,6 +3,9 @@
 #
 # Usage: run-arch.sh ARCH [RESULTS_FILE]
 # Prints a summary; appends one line per result to RESULTS_FILE when given.
+# Env RUN_VARIANT=NAME builds a control kernel of ARCH instead: the test
+# kernel with configs/control-ARCH-NAME.config on top, in build/ARCH-NAME,
+# running ARCH's manifest; its results are named ARCH-NAME.
 # A step that fails (configure, build, initramfs, boot, verdict) is named,
 # with the log to read, on stderr and as "FAIL ARCH:step:NAME" result.
 set -euo pipefail
@@ -10,15 +13,22 @@ set -euo pipefail
 
 arch=${1:-x86_64} results=${2:-}
 arch_vars "$arch"
-out=$BUILD/$arch
+variant=${RUN_VARIANT:-}
+label=$arch${variant:+-$variant}
+out=$BUILD/$label
+extra=
+if [ -n "$variant" ]; then
+	extra=$ROOT/configs/control-$label.config
+	[ -f "$extra" ] || die "RUN_VARIANT=$variant: no configs/control-$label.config"
+fi
 start=$(date +%s)
 
 step_failed() { # STEP LOG
-	echo "$arch: the $1 step failed; read ${2#"$ROOT"/}" >&2
-	[ -z "$results" ] || echo "FAIL $arch:step:$1 failed; log: ${2#"$ROOT"/}" >> "$results"
+	echo "$label: the $1 step failed; read ${2#"$ROOT"/}" >&2
+	[ -z "$results" ] || echo "FAIL $label:step:$1 failed; log: ${2#"$ROOT"/}" >> "$results"
 	exit 1
 }
-"$ROOT/scripts/configure.sh" "$arch" test patched "$out" ||
+CONFIG_EXTRA="$extra ${CONFIG_EXTRA:-}" "$ROOT/scripts/configure.sh" "$arch" test patched "$out" ||
 	step_failed configure "$out/configure.log (and the messages above)"
 "$ROOT/scripts/build.sh" "$arch" "$out" || step_failed build "$out/build.log"
 "$ROOT/scripts/guest.sh" "$arch" "$out" || step_failed initramfs "$out/guest/build.log"
@@ -26,9 +36,9 @@ step_failed() { # STEP LOG
 	step_failed initramfs "guest/manifest (the message above)"
 
 limit=${BOOT_TIMEOUT:-1500}
-info "booting $arch under QEMU (TCG), limit $limit s"
+info "booting $label under QEMU (TCG), limit $limit s"
 set +e
-log=$("$ROOT/scripts/boot.sh" "$arch" "$out" --timeout "$limit")
+log=$("$ROOT/scripts/boot.sh" "$arch" "$out" --timeout "$limit" ${variant:+--name "$variant"})
 qs=$?
 set -e
 # QEMU exits 0 when the guest stops, even after a panic (-no-reboot), and
@@ -42,11 +52,11 @@ esac
 npatches=$(git -C "$KSRC" rev-list --count base..HEAD)
 release=$(cat "$out/include/config/kernel.release" 2>/dev/null || echo '?')
 echo
-echo "$arch: Linux $release = Debian $BASE_PKG $(base_version) + $npatches patch(es) of patches/series" \
+echo "$label: Linux $release = Debian $BASE_PKG $(base_version) + $npatches patch(es) of patches/series" \
 	"[HEAD $(git -C "$KSRC" log -1 --format='%h %s' | cut -c1-60)]"
 echo "  console: ${log#"$ROOT"/}  (boot took $(( $(date +%s) - start )) s with build)"
 set +e
-python3 "$ROOT/scripts/verdict.py" --arch "$arch" --expect "$out/expected" \
+python3 "$ROOT/scripts/verdict.py" --arch "$label" --expect "$out/expected" \
 	--qemu-status "$qs" --timeout "$limit" ${results:+--results "$results"} "$log"
 vs=$?
 set -e

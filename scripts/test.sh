@@ -20,6 +20,18 @@ if "$ROOT/scripts/host-checks.sh" "$results"; then
 			grep -q "^FAIL $arch:" "$results" ||
 			echo "FAIL $arch:run-arch stopped without a result; see its messages above" >> "$results"
 	done
+	# Control kernels (configs/control-*.config): x86_64 with SLAB_VIRTUAL
+	# off and KASAN on, where the cross-cache test must see the attack.
+	for arch in $arches; do
+		for f in "$ROOT"/configs/control-"$arch"-*.config; do
+			[ -f "$f" ] || continue
+			v=${f##*/control-"$arch"-}
+			v=${v%.config}
+			RUN_VARIANT=$v "$ROOT/scripts/run-arch.sh" "$arch" "$results" ||
+				grep -q "^FAIL $arch-$v:" "$results" ||
+				echo "FAIL $arch-$v:run-arch stopped without a result; see its messages above" >> "$results"
+		done
+	done
 fi
 
 pass=$(grep -c '^PASS ' "$results")
