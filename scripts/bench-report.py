@@ -32,6 +32,14 @@ With --off, those tables get a patched-off column, and every other row the
 third boot measured goes into one table of its own, so that the tables of
 two kernels stay as they were.
 
+slab_bench prints "BENCH slab <state> <row> <n> <fastest_ns> <median_ns>",
+"BENCHSLAB <state> <row> <n> <tlb_ipis_per_op> <sv_flushes_per_op>
+<sv_freed_pages_per_op> <sv_pending_pages> <sv_pinned_slabs>" (-1 where a
+counter is missing) and one "BENCHSLABMEM ..." line of what SLAB_VIRTUAL's
+region costs: they make the slab tables (CSV: -slab.csv).  With --slab-off
+(the patched kernel booted with slab_virtual=off, running slab_bench
+alone) those tables get a third kernel's columns.
+
 The method's constants (samples, calls per sample, sleeps, read pairs)
 come from the programs' "BENCHMETA <program> key=value ..." lines; a log
 from before those lines gets the constants the programs had then
@@ -51,6 +59,11 @@ NOCYC = re.compile(r'^\s*# no kernel ref-cycles counter: (.*?)\s*$')
 INS = re.compile(r'^\s*BENCHINS (\S+) (\S+) (\S+) (\d+) (-?\d+)\s*$')
 META = re.compile(r'^\s*BENCHMETA (\S+)((?: \w+=\d+)*)\s*$')
 PKS = re.compile(r'^\s*BENCHPKS (\S+) (\S+) (\d+) (-?\d+(?:\.\d+)?) (-?\d+)\s*$')
+SVC = re.compile(r'^\s*BENCHSLAB (\S+) (\S+) (\d+) (-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?) '
+                 r'(-?\d+(?:\.\d+)?) (-?\d+) (-?\d+)\s*$')
+SVMEM = re.compile(r'^\s*BENCHSLABMEM((?: -?\d+){7})\s*$')
+SVMEM_KEYS = ('metadata_pages', 'table_pages', 'carved_bytes', 'region_bytes',
+              'pinned_slabs', 'abandoned_slots', 'slab_kb')
 # What scripts/boot.sh writes at the top of a console, and what the kernel
 # says about parameters it does not know.
 CMDLINE = re.compile(r'^# cmdline: (.*?)\s*$')
@@ -65,6 +78,8 @@ METHOD_DEFAULTS = {
                             cyc_read_pairs=101),
     'pgtable_bench': dict(reps=11, big_reps=5, big_mib=1024, small_mib=64,
                           settle_us=20000),
+    # Always printed its BENCHMETA line: what the others share with it.
+    'slab_bench': dict(reps=101, batch=8, big_reps=11, batch_msgs=512, settle_us=20000),
 }
 
 
@@ -74,7 +89,11 @@ def load(path):
     BENCHINS rows by ('ins', table, state, call, n); ('nocyc',): why a
     program had no cycle counter; BENCHMETA lines by ('meta', program),
     as a dict of int values; BENCHPKS rows by ('pks', table, row, n), as
-    (switches per operation, direct-map splits), None where -1; the kernel
+    (switches per operation, direct-map splits), None where -1; BENCHSLAB
+    rows by ('svc', state, row, n), as (TLB IPIs per operation, slab_virtual
+    flushes per operation, freed pages per operation, pending pages, pinned
+    slabs), None where -1; the BENCHSLABMEM line by ('svmem',), as a dict
+    of SVMEM_KEYS, None where -1; the kernel
     command line by ('cmdline',) and the parameters the kernel did not know
     by ('unknown',)."""
     rows = {}
@@ -118,6 +137,18 @@ def load(path):
                 rows[('pks', table, row, int(n))] = (
                     None if float(sw) < 0 else float(sw),
                     None if int(splits) < 0 else int(splits))
+                continue
+            c = SVC.match(line)
+            if c:
+                state, row, n = c.groups()[:3]
+                vals = [float(x) if '.' in x else int(x) for x in c.groups()[3:]]
+                rows[('svc', state, row, int(n))] = tuple(
+                    None if x < 0 else x for x in vals)
+                continue
+            c = SVMEM.match(line)
+            if c:
+                rows[('svmem',)] = {k: (None if int(x) < 0 else int(x))
+                                    for k, x in zip(SVMEM_KEYS, c.group(1).split())}
                 continue
             c = CMDLINE.match(line)
             if c and ('cmdline',) not in rows:
@@ -502,10 +533,186 @@ def pgtable_tables(a, base, patched, off, p, pgt_csv):
     off_other_table(a, base, off, p, params)
 
 
+SLAB_SIZES = (64, 512, 4096, 16384)
+
+
+def slab_rows(m):
+    """(state, row, n, what one operation is) of slab_bench, in the order it
+    runs them (@m: its method())."""
+    k = m['batch_msgs']
+    rows = [('all', 'unix_pingpong', 64, 'AF_UNIX stream socketpair ping-pong between two '
+             'processes, 64 bytes, per round trip'),
+            ('all', 'pipe_pingpong', 64, 'pipe ping-pong between two processes, 64 bytes, '
+             'per round trip'),
+            ('all', 'fork', 1, 'fork + _exit + waitpid of a small static process'),
+            ('all', 'tmpfs_file', 1, 'tmpfs file create + close + stat + unlink')]
+    rows += [('hot', 'dgram', n, 'AF_UNIX datagram send + recv, %d bytes' % n)
+             for n in SLAB_SIZES]
+    rows += [('batch', 'dgram', n, '%d AF_UNIX datagrams of %d bytes sent, then received; '
+              'per datagram' % (k, n)) for n in SLAB_SIZES]
+    rows += [('hot', 'msg', n, 'System V message msgsnd + msgrcv, %d bytes' % n)
+             for n in SLAB_SIZES]
+    rows += [('batch', 'msg', n, '%d System V messages of %d bytes sent, then received; '
+              'per message' % (k, n)) for n in SLAB_SIZES]
+    return rows
+
+
+def slab_tables(a, base, patched, svoff, p, slab_csv, slabmem_csv):
+    """The slab tables (slab_bench): base, patched and, where @svoff (the
+    patched kernel booted with slab_virtual=off) has the row, a third
+    column."""
+    if not any(k[0] == 'slab' and len(k) == 4 for k in patched):
+        return
+    m = method(base, patched, 'slab_bench', svoff)
+    svoff = svoff or {}
+    rows = [r for r in slab_rows(m) if ('slab',) + r[:3] in base and ('slab',) + r[:3] in patched]
+    has_off = any(('slab',) + r[:3] in svoff for r in rows)
+    p('## %s: slab allocator (SLAB_VIRTUAL)' % a.arch)
+    p('')
+    p('Base: the unpatched kernel. Patched: the series; with CONFIG_SLAB_VIRTUAL every slab '
+      'is mapped at a slot of a virtual region that only its cache ever uses again, and a '
+      'freed slab is unmapped, after one TLB flush per batch, by a work item that then frees '
+      'its pages.%s'
+      % (' slab_virtual=off: the same patched kernel image booted with `slab_virtual=off` '
+         '(every slab in the linear map, as in the base kernel), in a boot of its own that '
+         'runs only this program; the base and patched figures come from the boots that run '
+         'every program, this one last.' if has_off else ''))
+    p('')
+    notes = []
+    if not all(('slab', 'all', 'unix_pingpong', 64) in r for r in (base, patched)):
+        notes.append('No AF_UNIX rows: the bench kernels have no AF_UNIX sockets (%s). '
+                     'The System V message rows are the same measure with another object.'
+                     % ('socketpair() failed; CONFIG_UNIX needs CONFIG_NET, which the '
+                        'tinyconfig-based bench configuration leaves off'))
+    if any(k[0] == 'svc' for k in patched) and \
+            all(v[1] is None for k, v in patched.items() if k[0] == 'svc'):
+        notes.append('The patched kernel has no /sys/kernel/debug/slab_virtual (it does not '
+                     'have SLAB_VIRTUAL on, or did not create the file): its flush, freed-page, '
+                     'pending and pinned figures show as -.')
+    if has_off and 'slab_virtual' in svoff.get(('unknown',), ''):
+        notes.append('The patched kernel did not know `slab_virtual=off` (it passed "%s" to '
+                     'user space): the slab_virtual=off column is the patched kernel as it '
+                     'always runs.' % svoff[('unknown',)])
+    for n in notes:
+        p(n)
+        p('')
+    p('**Instructions per operation**: nanoseconds of %s, user and kernel (the user-space '
+      'part is the same binary on every kernel). `t`: the fastest single operation of the '
+      'row: each operation is timed on its own, %d samples of %d operations, each sample '
+      'after a %g ms sleep (free under -icount sleep=off) so that the deferred work of the '
+      'previous one (RCU callbacks, the SLAB_VIRTUAL work item) is done; the batch rows are '
+      '%d samples of one burst of %d operations, timed together and divided by %d. '
+      '`median %%`: the same comparison for the median over the samples of their mean per '
+      'operation, which includes the periodic and deferred work that lands in the timed '
+      'operations. `%%` = 100 * (t_kernel - t) / t against the base. **A positive '
+      'percentage means that kernel is slower than the base**.'
+      % (a.clock, m['reps'], m['batch'], m['settle_us'] / 1000, m['big_reps'],
+         m['batch_msgs'], m['batch_msgs']))
+    p('')
+    head = '| operation | t | t_patched | % | median %'
+    rule = '|---|---:|---:|---:|---:'
+    if has_off:
+        head += ' | t_slab_virtual=off | % | median %'
+        rule += '|---:|---:|---:'
+    p(head + ' |')
+    p(rule + '|')
+    for state, row, n, what in rows:
+        k = ('slab', state, row, n)
+        (t, mt), (tp, mtp) = base[k], patched[k]
+        line = '| %s | %d | %d | %+.2f%% | %+.2f%%' % (what, t, tp, pct(tp, t), pct(mtp, mt))
+        to = mto = None
+        if k in svoff:
+            to, mto = svoff[k]
+        if has_off:
+            line += (' | %d | %+.2f%% | %+.2f%%' % (to, pct(to, t), pct(mto, mt))
+                     if to is not None else ' | - | | ')
+        p(line + ' |')
+
+        def c(v, spec='%s'):
+            return '' if v is None else spec % v
+
+        def sv(rows, i):
+            v = rows.get(('svc', state, row, n))
+            return None if v is None else v[i]
+        slab_csv.append(','.join(
+            [state, row, str(n), str(t), str(tp), c(to), '%.3f' % pct(tp, t),
+             c(None if to is None else pct(to, t), '%.3f'), str(mt), str(mtp), c(mto),
+             '%.3f' % pct(mtp, mt), c(None if mto is None else pct(mto, mt), '%.3f')]
+            + [c(sv(r, 0), '%.4f') for r in (base, patched, svoff)]
+            + [c(sv(patched, i), '%.4f') for i in (1, 2)]
+            + [c(sv(patched, i)) for i in (3, 4)]))
+    p('')
+
+    def fmt(v, spec):
+        return '-' if v is None else spec % v
+
+    kernels = (base, patched, svoff) if has_off else (base, patched)
+    ipis = any(v[0] is not None for r in kernels for k, v in r.items() if k[0] == 'svc')
+    p('**What the rows made the kernel flush and free, per operation.** Counters read outside '
+      'every timed interval, once after the row\'s set-up and once after its last sample and '
+      'a further sleep, so that they include the deferred frees of the row\'s operations; '
+      'divided by the row\'s operations. `TLB IPIs`: the change of the "TLB:" line of '
+      '/proc/interrupts, TLB shootdown interrupts received, summed over the CPUs%s; the '
+      'benchmark guests have one vCPU, where every flush is local, so this is 0 there. '
+      '`flushes`: the change of tlb_flushes in /sys/kernel/debug/slab_virtual, one per batch '
+      'of freed slabs the work item unmapped; with more CPUs each is an IPI to every other '
+      'CPU. `freed pages`: the change of freed_pages there, pages of freed slabs given back '
+      'to the page allocator. `pending`: pending_pages right after the last timed sample: '
+      'pages of freed slabs the work item had not unmapped yet, whose unmapping was '
+      'therefore left out of the time (it ran in the sleep). `pinned`: the change of '
+      'pinned_slabs over the row, slabs whose physical address was taken, which keep their '
+      'pages for good. The slab_virtual figures exist only where SLAB_VIRTUAL is on (- '
+      'elsewhere).'
+      % ('' if ipis else ' (- where there is no such line: arm64 flushes with broadcast '
+         'instructions, without IPIs)'))
+    p('')
+    head = '| operation | TLB IPIs/op base | patched'
+    rule = '|---|---:|---:'
+    if has_off:
+        head += ' | slab_virtual=off'
+        rule += '|---:'
+    p(head + ' | flushes/op patched | freed pages/op patched | pending patched '
+      '| pinned patched |')
+    p(rule + '|---:|---:|---:|---:|')
+    for state, row, n, what in rows:
+        def sv(rows, i):
+            v = rows.get(('svc', state, row, n))
+            return None if v is None else v[i]
+        p('| %s | %s | %s | %s | %s | %s |'
+          % (what, ' | '.join(fmt(sv(r, 0), '%.4f') for r in kernels),
+             fmt(sv(patched, 1), '%.4f'), fmt(sv(patched, 2), '%.4f'),
+             fmt(sv(patched, 3), '%d'), fmt(sv(patched, 4), '%+d')))
+    p('')
+    names = ('base', 'patched', 'slab_virtual=off')
+    mem = [(name, r[('svmem',)]) for name, r in zip(names, kernels) if ('svmem',) in r]
+    if mem:
+        pm = patched.get(('svmem',), {})
+
+        def size(v):
+            if v is None:
+                return '-'
+            if v and v % (1 << 30) == 0:
+                return '%d GiB' % (v >> 30)
+            return '%.1f MiB' % (v / (1 << 20))
+        p('**Memory**, at the end of the program: the Slab line of /proc/meminfo (%s)%s'
+          % (', '.join('%s %s' % (name, fmt(v['slab_kb'], '%d kB')) for name, v in mem),
+             '.' if pm.get('region_bytes') is None else
+             '; on the patched kernel, /sys/kernel/debug/slab_virtual: a region of %s of '
+             'slab addresses, %s of it carved into slots, %s metadata pages and %s '
+             'page-table pages (never freed), %s pinned slabs and %s abandoned slots.'
+             % (size(pm['region_bytes']), size(pm['carved_bytes']),
+                fmt(pm['metadata_pages'], '%d'), fmt(pm['table_pages'], '%d'),
+                fmt(pm['pinned_slabs'], '%d'), fmt(pm['abandoned_slots'], '%d'))))
+        p('')
+        for name, v in mem:
+            slabmem_csv.append(','.join([name] + ['' if v[k] is None else str(v[k])
+                                                  for k in SVMEM_KEYS]))
+
+
 def other_rows(off):
     """The BENCH rows of a console that are not pgtable_bench's."""
     return [k for k in (off or {}) if len(k) == 4 and k[0] not in
-            ('pgtable', 'frag', 'cyc', 'ins', 'pks', 'meta')]
+            ('pgtable', 'frag', 'cyc', 'ins', 'pks', 'meta', 'svc')]
 
 
 def off_other_table(a, base, off, p, params):
@@ -573,6 +780,11 @@ def main(argv=None):
                          '(a patched-off column where it has the row)')
     ap.add_argument('--off-initramfs', metavar='FILE',
                     help='the initramfs of the patched-off boot (sha256 in the header)')
+    ap.add_argument('--slab-off', metavar='LOG',
+                    help='console of the patched kernel booted with slab_virtual=off '
+                         '(a third column in the slab tables)')
+    ap.add_argument('--slab-off-initramfs', metavar='FILE',
+                    help='the initramfs of the slab_virtual=off boot (sha256 in the header)')
     ap.add_argument('base')
     ap.add_argument('patched')
     a = ap.parse_args(argv)
@@ -585,6 +797,11 @@ def main(argv=None):
         off = load(a.off)
         if not any(len(k) == 4 for k in off):
             sys.exit('bench-report: no BENCH lines in %s' % a.off)
+    svoff = None
+    if a.slab_off:
+        svoff = load(a.slab_off)
+        if not any(k[0] == 'slab' and len(k) == 4 for k in svoff):
+            sys.exit('bench-report: no slab_bench rows in %s' % a.slab_off)
 
     out = []
     csv = ['table,state,call,n,t_base_ns,t_patched_ns,delta_ns,percent,'
@@ -601,10 +818,12 @@ def main(argv=None):
          datetime.date.today().isoformat()))
     p('')
     if a.images:
-        p('Measured (sha256): base kernel `%s`, patched kernel `%s`, initramfs `%s`%s.'
+        p('Measured (sha256): base kernel `%s`, patched kernel `%s`, initramfs `%s`%s%s.'
           % (tuple(sha256(f) for f in a.images)
              + ((', patched-off initramfs `%s`' % sha256(a.off_initramfs))
-                if a.off_initramfs else '',)))
+                if a.off_initramfs else '',
+                (', slab_virtual=off initramfs `%s`' % sha256(a.slab_off_initramfs))
+                if a.slab_off_initramfs else '')))
         p('')
     m = method(base, patched, 'mseal_bench')
     no_cycles_note(a, base, patched, p)
@@ -751,6 +970,15 @@ def main(argv=None):
     pgtable_tables(a, base, patched, off, p, pgt_csv)
     if off and not any(k[:2] == ('pgtable', 'all') for k in patched):
         off_other_table(a, base, off, p, off_params(patched, off))
+    slab_csv = ['state,row,n,t_base_ns,t_patched_ns,t_slab_virtual_off_ns,percent_patched,'
+                'percent_slab_virtual_off,median_base_ns,median_patched_ns,'
+                'median_slab_virtual_off_ns,median_percent_patched,'
+                'median_percent_slab_virtual_off,tlb_ipis_per_op_base,tlb_ipis_per_op_patched,'
+                'tlb_ipis_per_op_slab_virtual_off,sv_flushes_per_op_patched,'
+                'sv_freed_pages_per_op_patched,sv_pending_pages_patched,'
+                'sv_pinned_slabs_patched']
+    slabmem_csv = ['kernel,' + ','.join(SVMEM_KEYS)]
+    slab_tables(a, base, patched, svoff, p, slab_csv, slabmem_csv)
 
     text = '\n'.join(out)
     print(text)
@@ -766,7 +994,8 @@ def main(argv=None):
         # Only runs with ref-cycles (instructions, pgtable_bench rows) have
         # this file: never leave an older run's next to this run's tables.
         for suffix, rows in (('-cycles.csv', cyc_csv), ('-insns.csv', ins_csv),
-                             ('-pgtable.csv', pgt_csv)):
+                             ('-pgtable.csv', pgt_csv), ('-slab.csv', slab_csv),
+                             ('-slabmem.csv', slabmem_csv)):
             path = re.sub(r'\.csv$', '', a.csv) + suffix
             if len(rows) > 1:
                 with open(path, 'w') as f:

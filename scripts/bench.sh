@@ -18,6 +18,12 @@
 # then adds a table of every other row against the base), 0 no third boot
 # (the default on arm64: stock QEMU has no POE, so the patched kernel runs
 # with the feature inactive anyway).
+#
+# A fourth boot, "patched-svoff", runs the patched kernel again with
+# slab_virtual=off (slabs in the linear map, as in the base kernel), running
+# slab_bench alone; the report adds its column to the slab tables.  Env
+# BENCH_SLAB_OFF: 1, or 0 for no such boot; by default 1 where the patched
+# kernel was built with CONFIG_SLAB_VIRTUAL=y, 0 elsewhere.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -45,8 +51,13 @@ case ${BENCH_OFF:-} in
 0 | pgtable | all) off=$BENCH_OFF ;;
 *) die "BENCH_OFF must be pgtable, all or 0, not '$BENCH_OFF'" ;;
 esac
-# Never report an older run's third console next to this run's.
-rm -f "$bdir/$arch-patched-off.log"
+case ${BENCH_SLAB_OFF:-} in
+"") slab_off=auto ;; # decided by the patched kernel's .config, once built
+0 | 1) slab_off=$BENCH_SLAB_OFF ;;
+*) die "BENCH_SLAB_OFF must be 1 or 0, not '$BENCH_SLAB_OFF'" ;;
+esac
+# Never report an older run's third or fourth console next to this run's.
+rm -f "$bdir/$arch-patched-off.log" "$bdir/$arch-patched-svoff.log"
 
 # The unpatched base, checked out next to build/linux.
 if [ ! -d "$base_src" ] || [ "$(git -C "$base_src" rev-parse HEAD 2>/dev/null)" != "$(git -C "$KSRC" rev-parse base)" ]; then
@@ -62,6 +73,10 @@ for kind in base patched; do
 	"$ROOT/scripts/configure.sh" "$arch" bench "$kind" "$bdir/$arch-$kind" "$src"
 	"$ROOT/scripts/build.sh" "$arch" "$bdir/$arch-$kind" "$src"
 done
+if [ "$slab_off" = auto ]; then
+	slab_off=0
+	grep -q '^CONFIG_SLAB_VIRTUAL=y' "$bdir/$arch-patched/.config" && slab_off=1
+fi
 
 # One set of benchmark binaries for both kernels (the patched kernel's
 # headers: they define __NR_mseal, which the programs also hard-code).
@@ -82,24 +97,29 @@ fi
 "$ROOT/scripts/manifest.sh" init "$arch" "$ROOT/guest/bench/manifest" | awk "$options" |
 	guest_etc "$groot"
 pack_initramfs "$groot" "$bdir/$arch-guest/initramfs.cpio"
-# The patched-off boot's initramfs (BENCH_OFF=pgtable): the same files,
-# but a manifest of pgtable_bench alone.  Its rows are large operations (a
-# fork copies 262144 PTEs): on the base kernel, this initramfs instead of
-# the full one, and running first instead of after the other programs,
-# moved them by 0.003% at most (docs/benchmarking.md).
-off_initrd=$bdir/$arch-guest/initramfs.cpio
-if [ "$off" = pgtable ]; then
-	groot_off=$bdir/$arch-guest/root-off
-	rm -rf "$groot_off"
-	cp -a "$groot" "$groot_off"
+# An initramfs that runs one program of the manifest alone: the same files
+# as the full one, but an /etc/manifest of that program's line.  Prints its
+# path.
+alone_initramfs() { # SUFFIX PROGRAM KNOB
+	local dir=$bdir/$arch-guest/root-$1 manifest=$bdir/$arch-guest/manifest-$1
+	rm -rf "$dir"
+	cp -a "$groot" "$dir"
 	"$ROOT/scripts/manifest.sh" init "$arch" "$ROOT/guest/bench/manifest" |
-		awk '$2 == "pgtable_bench"' | awk "$options" > "$bdir/$arch-guest/manifest-off"
-	[ -s "$bdir/$arch-guest/manifest-off" ] ||
-		die "guest/bench/manifest runs no pgtable_bench on $arch: set BENCH_OFF=0"
-	guest_etc "$groot_off" < "$bdir/$arch-guest/manifest-off"
-	off_initrd=$bdir/$arch-guest/initramfs-off.cpio
-	pack_initramfs "$groot_off" "$off_initrd"
-fi
+		awk -v p="$2" '$2 == p' | awk "$options" > "$manifest"
+	[ -s "$manifest" ] || die "guest/bench/manifest runs no $2 on $arch: set $3=0"
+	guest_etc "$dir" < "$manifest"
+	pack_initramfs "$dir" "$bdir/$arch-guest/initramfs-$1.cpio"
+	echo "$bdir/$arch-guest/initramfs-$1.cpio"
+}
+# The patched-off boot's initramfs (BENCH_OFF=pgtable): pgtable_bench
+# alone.  Its rows are large operations (a fork copies 262144 PTEs): on the
+# base kernel, this initramfs instead of the full one, and running first
+# instead of after the other programs, moved them by 0.003% at most
+# (docs/benchmarking.md).
+off_initrd=$bdir/$arch-guest/initramfs.cpio
+[ "$off" = pgtable ] && off_initrd=$(alone_initramfs off pgtable_bench BENCH_OFF)
+# The slab_virtual=off boot's (BENCH_SLAB_OFF=1): slab_bench alone.
+[ "$slab_off" = 1 ] && slab_initrd=$(alone_initramfs slab slab_bench BENCH_SLAB_OFF)
 
 # norandmaps: the same address-space layout in every boot, so that page
 # table and maple tree shapes, and hence instruction counts, repeat.
@@ -115,11 +135,15 @@ if [ "$accel" = kvm ]; then
 fi
 kinds=(base patched)
 [ "$off" != 0 ] && kinds+=(patched-off)
+[ "$slab_off" = 1 ] && kinds+=(patched-svoff)
 for kind in "${kinds[@]}"; do
 	kout=$bdir/$arch-$kind initrd=$bdir/$arch-guest/initramfs.cpio append=
 	if [ "$kind" = patched-off ]; then
 		kout=$bdir/$arch-patched initrd=$off_initrd
 		append=" kpkeys=off"
+	elif [ "$kind" = patched-svoff ]; then
+		kout=$bdir/$arch-patched initrd=$slab_initrd
+		append=" slab_virtual=off"
 	fi
 	info "benchmarking the $kind kernel ($arch, ${mode[*]})"
 	set +e
@@ -142,6 +166,12 @@ if [ "$off" != 0 ]; then
 	if grep -q 'Unknown kernel command line parameters.*kpkeys' "$bdir/$arch-patched-off.log"; then
 		warn "the patched kernel does not know kpkeys=off: its patched-off column is the feature on"
 	fi
+fi
+if [ "$slab_off" = 1 ]; then
+	off_args+=(--slab-off "$bdir/$arch-patched-svoff.log" --slab-off-initramfs "$slab_initrd")
+	# The patched kernel says "slab_virtual: off" when the switch took.
+	grep -q 'slab_virtual: off' "$bdir/$arch-patched-svoff.log" ||
+		warn "the patched kernel did not turn SLAB_VIRTUAL off: its slab_virtual=off column is the feature as it runs"
 fi
 
 # A patched kernel built from a tree with uncommitted work says so.

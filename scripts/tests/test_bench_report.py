@@ -292,5 +292,125 @@ class PgTable(Logs):
                       "patched-off boot (base, patched-off): {'reps': (11, 5)}", str(e.exception))
 
 
+class Slab(Logs):
+    """slab_bench's tables: two kernels, or three with --slab-off."""
+
+    table = PgTable.table
+
+    def sl(self, edit_off=lambda text: text):
+        """(base, patched, slab_virtual=off) consoles of the slab fixtures."""
+        base, patched = self.logs('slab')
+        return base, patched, self.log('slab-svoff.log', edit_off(fixture('bench-slab-svoff.log')))
+
+    def test_load(self):
+        rows = report.load(os.path.join(FX, 'bench-slab-patched.log'))
+        self.assertEqual(rows[('slab', 'batch', 'dgram', 16384)], (33000, 33100))
+        self.assertEqual(rows[('svc', 'batch', 'dgram', 16384)], (0.0, 0.03, 0.6, 16, 0))
+        self.assertEqual(rows[('svmem',)]['region_bytes'], 12884901888)
+        self.assertEqual(rows[('meta', 'slab_bench')]['batch_msgs'], 512)
+        rows = report.load(os.path.join(FX, 'bench-slab-base.log'))
+        self.assertEqual(rows[('svc', 'all', 'fork', 1)], (0.0, None, None, None, None))
+        self.assertIsNone(rows[('svmem',)]['metadata_pages'])
+        self.assertEqual(rows[('svmem',)]['slab_kb'], 5400)
+
+    def test_two_kernels(self):
+        text = self.run_report(*self.logs('slab'))
+        self.assertIn('## x86_64: slab allocator (SLAB_VIRTUAL)', text)
+        self.assertNotIn('slab_virtual=off', text)
+        self.assertEqual(self.table(text, '| operation | t |')[:3], [
+            '| operation | t | t_patched | % | median % |',
+            '|---|---:|---:|---:|---:|',
+            '| AF_UNIX stream socketpair ping-pong between two processes, 64 bytes, per '
+            'round trip | 12000 | 12060 | +0.50% | +0.48% |'])
+        self.assertIn('**A positive percentage means that kernel is slower than the base**',
+                      text)
+        self.assertEqual(self.table(text, '| operation | TLB IPIs')[5],
+                         '| 512 AF_UNIX datagrams of 16384 bytes sent, then received; per '
+                         'datagram | 0.0000 | 0.0000 | 0.0300 | 0.6000 | 16 | +0 |')
+
+    def test_three_kernels(self):
+        base, patched, svoff = self.sl()
+        text = self.run_report(base, patched, '--slab-off', svoff)
+        self.assertIn('slab_virtual=off: the same patched kernel image booted with '
+                      '`slab_virtual=off`', text)
+        t = self.table(text, '| operation | t |')
+        self.assertEqual(t[0], '| operation | t | t_patched | % | median % '
+                               '| t_slab_virtual=off | % | median % |')
+        self.assertEqual(t[3], '| fork + _exit + waitpid of a small static process | 300000 '
+                               '| 303000 | +1.00% | +0.97% | 300300 | +0.10% | +0.10% |')
+        self.assertEqual(self.table(text, '| operation | TLB IPIs')[0],
+                         '| operation | TLB IPIs/op base | patched | slab_virtual=off '
+                         '| flushes/op patched | freed pages/op patched | pending patched '
+                         '| pinned patched |')
+        self.assertIn('(base 5400 kB, patched 6900 kB, slab_virtual=off 5420 kB); on the '
+                      'patched kernel, /sys/kernel/debug/slab_virtual: a region of 12 GiB of '
+                      'slab addresses, 20.0 MiB of it carved into slots, 4100 metadata pages '
+                      'and 12 page-table pages', text)
+        # The other tables stay as they are.
+        self.assertEqual(text.split('## x86_64: slab allocator')[0],
+                         self.run_report(base, patched).split('## x86_64: slab allocator')[0])
+
+    def test_notes(self):
+        base, patched = self.logs('slab', drop('unix_pingpong'))
+        text = self.run_report(base, patched)
+        self.assertIn('No AF_UNIX rows: the bench kernels have no AF_UNIX sockets', text)
+        self.assertNotIn('has no /sys/kernel/debug/slab_virtual', text)
+        base, patched = self.logs('slab', lambda text: re.sub(
+            r'(BENCHSLAB \S+ \S+ \d+ \S+) .*', r'\1 -1 -1 -1 -1', text))
+        text = self.run_report(base, patched)
+        self.assertIn('The patched kernel has no /sys/kernel/debug/slab_virtual', text)
+        self.assertNotIn('No AF_UNIX rows', text)
+
+    def test_no_tlb_line(self):
+        """arm64: no "TLB:" line in /proc/interrupts, no slab_virtual."""
+        base, patched = self.logs('slab', lambda text: re.sub(
+            r'(BENCHSLAB \S+ \S+ \d+) \S+ .*', r'\1 -1 -1 -1 -1 -1', text))
+        text = self.run_report(base, patched)
+        self.assertIn('(- where there is no such line: arm64 flushes with broadcast '
+                      'instructions, without IPIs)', text)
+        self.assertEqual(self.table(text, '| operation | TLB IPIs')[3],
+                         '| fork + _exit + waitpid of a small static process | - | - | - | - '
+                         '| - | - |')
+
+    def test_svoff_not_off(self):
+        base, patched, svoff = self.sl(lambda text: text.replace(
+            'KTAP', 'Unknown kernel command line parameters "slab_virtual=off", will be '
+            'passed to user space.\nKTAP', 1))
+        self.assertIn('The patched kernel did not know `slab_virtual=off`',
+                      self.run_report(base, patched, '--slab-off', svoff))
+
+    def test_csv(self):
+        base, patched, svoff = self.sl()
+        csv = os.path.join(self.tmp.name, 'b.csv')
+        slab = os.path.join(self.tmp.name, 'b-slab.csv')
+        mem = os.path.join(self.tmp.name, 'b-slabmem.csv')
+        self.run_report(base, patched, '--slab-off', svoff, '--csv', csv)
+        with open(slab) as f:
+            self.assertIn('batch,dgram,16384,30000,33000,30100,10.000,0.333,30100,33100,30200,'
+                          '9.967,0.332,0.0000,0.0000,0.0000,0.0300,0.6000,16,0\n', f.read())
+        with open(mem) as f:
+            self.assertEqual(f.read().splitlines()[1:], [
+                'base,,,,,,,5400', 'patched,4100,12,20971520,12884901888,3,0,6900',
+                'slab_virtual=off,,,,,,,5420'])
+        self.run_report(*self.logs('kvm'), '--csv', csv)
+        self.assertFalse(os.path.exists(slab) or os.path.exists(mem))
+
+    def test_svoff_ran_another_method(self):
+        base, patched, svoff = self.sl(lambda text: text.replace('reps=101', 'reps=11'))
+        with self.assertRaises(SystemExit) as e:
+            self.run_report(base, patched, '--slab-off', svoff)
+        self.assertIn('slab_bench ran with other constants on the base kernel than in the '
+                      "patched-off boot (base, patched-off): {'reps': (101, 11)}",
+                      str(e.exception))
+
+    def test_kpkeys_off_table_unchanged(self):
+        """The kpkeys=off boot's tables ignore the slab_virtual=off console."""
+        base, patched = self.logs('pgtable')
+        off = self.log('pgtable-off.log', fixture('bench-pgtable-off.log'))
+        self.assertEqual(self.run_report(base, patched, '--off', off),
+                         self.run_report(base, patched, '--off', off,
+                                         '--slab-off', self.sl()[2]))
+
+
 if __name__ == '__main__':
     unittest.main()
