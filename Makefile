@@ -14,7 +14,9 @@ help:
 	@echo "make bench [ARCH=...] [ACCEL=kvm] overhead tables, base against patched"
 	@echo "make insn-trace ARCH=... CALL=madvise VMAS=32 [STATE=sealed]"
 	@echo "                               per-function instructions of one call, base against patched"
-	@echo "make bisect-check [ARCH=...]   build and boot every patch of the series on its own"
+	@echo "make bisect-check [ARCH=...] [FROM=N] [TO=M]"
+	@echo "                               build and boot every patch of the series (or patches"
+	@echo "                               N..M, 1-based) on its own"
 	@echo "make tree [FORCE=1]            create/refresh build/linux from patches/"
 	@echo "make export                    write build/linux commits to patches/"
 	@echo "make check-exported            fail if build/linux has unexported work"
@@ -38,7 +40,7 @@ insn-trace: deps tree
 	@scripts/insn-trace.sh $(ARCH) $(CALL) $(VMAS) $(STATE)
 
 bisect-check: deps tree
-	@scripts/bisect-check.sh $(ARCH)
+	@BISECT_FROM=$(FROM) BISECT_TO=$(TO) scripts/bisect-check.sh $(ARCH)
 
 check: deps
 	@mkdir -p build && : > build/host-results.txt && scripts/host-checks.sh build/host-results.txt; \

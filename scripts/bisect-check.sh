@@ -4,7 +4,10 @@
 # worktree, built with the test configuration, and booted with the KUnit
 # suites and no guest programs (later patches add the programs' sources).
 #
-# Usage: bisect-check.sh [ARCH]
+# Usage: [BISECT_FROM=N] [BISECT_TO=M] bisect-check.sh [ARCH]
+#   BISECT_FROM, BISECT_TO  check only patches N..M of the series (1-based
+#            positions in base..HEAD, both included); the defaults are the
+#            first and the last patch.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -13,6 +16,20 @@ arch_vars "$arch"
 wt=$BUILD/linux-bisect
 out=$BUILD/bisect-$arch
 [ -d "$KSRC/.git" ] || die "no build/linux: run 'make bisect-check', which makes the tree first"
+
+commits=$(git -C "$KSRC" rev-list --reverse base..HEAD)
+total=$(echo "$commits" | grep -c . || true)
+[ "$total" -gt 0 ] || die "no commits in base..HEAD of build/linux"
+from=${BISECT_FROM:-1}
+to=${BISECT_TO:-$total}
+for n in "$from" "$to"; do
+	[[ $n =~ ^[1-9][0-9]*$ ]] || die "BISECT_FROM/BISECT_TO must be patch numbers (1..$total), not '$n'"
+done
+[ "$to" -le "$total" ] || die "BISECT_TO=$to: the series has $total patches"
+[ "$from" -le "$to" ] || die "BISECT_FROM=$from is after BISECT_TO=$to"
+if [ "$from" != 1 ] || [ "$to" != "$total" ]; then
+	info "checking patches $from..$to of $total"
+fi
 if [ ! -e "$wt/.git" ]; then
 	rm -rf "$wt"
 	git -C "$KSRC" worktree prune
@@ -29,7 +46,7 @@ pack_initramfs "$root" "$out/initramfs.cpio"
 suites=$("$ROOT/scripts/manifest.sh" kunit "$arch")
 
 fail=0
-for c in $(git -C "$KSRC" rev-list --reverse base..HEAD); do
+for c in $(echo "$commits" | sed -n "${from},${to}p"); do
 	subject=$(git -C "$KSRC" log -1 --format=%s "$c")
 	git -C "$wt" checkout -q --detach "$c"
 	# Expect the KUnit suites of the manifest that this commit defines
