@@ -7,9 +7,10 @@ ARCH ?= x86_64
 .PHONY: run test bench insn-trace bisect-check check tree export check-exported deps clean distclean help qemu poe-check
 
 help:
-	@echo "make run [ARCH=x86_64|arm64] [VARIANT=kasan]"
+	@echo "make run [ARCH=x86_64|arm64] [VARIANT=kasan|scratch]"
 	@echo "                               build, boot and test one architecture (or its"
-	@echo "                               control kernel, configs/control-ARCH-VARIANT.config)"
+	@echo "                               control kernel, configs/control-ARCH-VARIANT.config);"
+	@echo "                               arm64 boots on our QEMU (make qemu) when it is built"
 	@echo "make test                      everything CI checks (host checks, both arches)"
 	@echo "make bench [ARCH=...] [ACCEL=kvm] overhead tables, base against patched"
 	@echo "make insn-trace ARCH=... CALL=madvise VMAS=32 [STATE=sealed]"
@@ -26,8 +27,11 @@ help:
 	@echo "make poe-check                 check our QEMU's POE: Linux 6.12 pkey tests, bare metal"
 	@echo "make clean                     remove kernel builds and logs, keep build/linux"
 
+# arm64 on our QEMU with FEAT_S1POE when make qemu has built it.
 run: deps tree
-	@RUN_VARIANT=$(VARIANT) scripts/run-arch.sh $(ARCH)
+	@if [ "$(ARCH)" = arm64 ] && [ -z "$$QEMU_ARM64" ] && \
+		q=$$(scripts/qemu.sh --print 2>/dev/null); then export QEMU_ARM64=$$q; fi; \
+	RUN_VARIANT=$(VARIANT) scripts/run-arch.sh $(ARCH)
 
 test: deps
 	@scripts/test.sh

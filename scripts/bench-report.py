@@ -418,14 +418,20 @@ def pgtable_tables(a, base, patched, off, p, pgt_csv):
                                          ('big_mib', 'big_mib', 'small_mib', 'small_mib'))]
     has_off = any(('pgtable', 'all', row, n) in off for row, _, n in rows)
     alone = not other_rows(off)
+    # What a level switch is on each architecture.
+    mech, write, reg, insn, regname = {
+        'arm64': ('arm64 POE, the stage 1 permission overlay', 'a write of POR_EL1 and an ISB',
+                  'POR_EL1', 'an MSR', 'POR_EL1'),
+    }.get(a.arch, ('x86 PKS', 'a WRMSR of IA32_PKRS, batched inside lazy-MMU sections',
+                   'PKRS', 'a WRMSR', 'IA32_PKRS'))
     p('## %s: page tables' % a.arch)
     p('')
     p('Base: the unpatched kernel. Patched: the series; where it protects page tables '
-      'with kernel protection keys (x86 PKS), page-table pages are read-only to ordinary '
-      'kernel writes, the page-table helpers raise a level (a WRMSR of IA32_PKRS) around '
-      'each write, batched inside lazy-MMU sections, and page-table pages come from a '
+      'with kernel protection keys (%s), page-table pages are read-only to ordinary '
+      'kernel writes, the page-table helpers raise a level (%s) around '
+      'each write, and page-table pages come from a '
       'pool of 2 MiB direct-map blocks.%s'
-      % (' Patched-off: the same patched kernel image booted with `%s`%s.'
+      % (mech, write, ' Patched-off: the same patched kernel image booted with `%s`%s.'
          % (params, ', in a boot of its own that runs only this program (the base and '
             'patched figures come from the boots that run every program, this one last)'
             if alone else '') if has_off else ''))
@@ -433,8 +439,8 @@ def pgtable_tables(a, base, patched, off, p, pgt_csv):
     notes = []
     if patched and all(v[0] is None for k, v in patched.items() if k[0] == 'pks'):
         notes.append('The patched kernel has no /sys/kernel/debug/kpkeys/switches: it does not '
-                     'protect page tables with kernel protection keys (yet), and its PKRS '
-                     'writes show as -.')
+                     'protect page tables with kernel protection keys (no %s on this CPU), '
+                     'and its %s writes show as -.' % (mech.split(',')[0], reg))
     if has_off and 'kpkeys' in off.get(('unknown',), ''):
         notes.append('The patched kernel did not know `%s` (it passed "%s" to user space): '
                      'the patched-off column is the patched kernel as it always runs.'
@@ -488,10 +494,10 @@ def pgtable_tables(a, base, patched, off, p, pgt_csv):
     def fmt(v, spec):
         return '-' if v is None else spec % v
 
-    p('**PKRS writes per operation: what real hardware pays for; under -icount a WRMSR '
+    p('**%s writes per operation: what real hardware pays for; under -icount %s '
       'counts as one instruction**, so the time above cannot show what these writes cost '
       'on a CPU, where each is a serializing register write. Each figure is the change of '
-      '/sys/kernel/debug/kpkeys/switches (level switches, that is IA32_PKRS writes, on '
+      '/sys/kernel/debug/kpkeys/switches (level switches, that is %s writes, on '
       'all CPUs) over the row\'s timed operations divided by their number (- where the '
       'kernel has no such counter; with kpkeys=off the patched kernel may have none, and '
       'makes no such writes). **Direct-map splits**: the change of '
@@ -499,9 +505,9 @@ def pgtable_tables(a, base, patched, off, p, pgt_csv):
       'row, setup included: 2 MiB and 1 GiB direct-map entries split into smaller ones '
       '(the pool takes page-table pages from 2 MiB blocks; - where the counters are '
       'missing). Rows ran in this order in one boot, so a later row may reuse blocks or '
-      'entries an earlier row split.')
+      'entries an earlier row split.' % (reg, insn, regname))
     p('')
-    head = '| operation | PKRS writes/op base | patched'
+    head = '| operation | %s writes/op base | patched' % reg
     rule = '|---|---:|---:'
     if has_off:
         head += ' | patched-off'

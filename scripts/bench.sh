@@ -19,6 +19,12 @@
 # (the default on arm64: stock QEMU has no POE, so the patched kernel runs
 # with the feature inactive anyway).
 #
+# arm64 runs on our QEMU (qemu/, FEAT_S1POE for -cpu max) when 'make qemu'
+# has built it, so that the patched kernel protects its page tables as on
+# a CPU with POE, and then also gets the "patched-off" boot (BENCH_OFF
+# defaults to pgtable, as on x86_64).  Env BENCH_QEMU=stock: Debian's QEMU
+# (no POE: the protection stays inactive) and no third boot by default.
+#
 # A fourth boot, "patched-svoff", runs the patched kernel again with
 # slab_virtual=off (slabs in the linear map, as in the base kernel), running
 # slab_bench alone; the report adds its column to the slab tables.  Env
@@ -46,8 +52,21 @@ esac
 bdir=$BUILD/bench
 base_src=$BUILD/linux-base
 mkdir -p "$bdir"
+qemu_note=
+case ${BENCH_QEMU:-} in
+"" | poe)
+	if [ "$arch" = arm64 ] && [ -z "${QEMU_ARM64:-}" ] && q=$("$ROOT/scripts/qemu.sh" --print 2>/dev/null); then
+		QEMU=$q
+	fi
+	;;
+stock) ;;
+*) die "BENCH_QEMU must be poe or stock, not '$BENCH_QEMU'" ;;
+esac
+[ "$QEMU" = "$(command -v "$(awk -v a="$arch" '$1 == a { print $5 }' "$ARCH_TABLE")")" ] ||
+	qemu_note=" (our build: $QEMU, QEMU 9.0.1 + qemu/patches, FEAT_S1POE)"
+export "QEMU_${arch^^}=$QEMU"
 case ${BENCH_OFF:-} in
-"") off=0; [ "$arch" = x86_64 ] && off=pgtable ;;
+"") off=0; { [ "$arch" = x86_64 ] || [ -n "$qemu_note" ]; } && off=pgtable ;;
 0 | pgtable | all) off=$BENCH_OFF ;;
 *) die "BENCH_OFF must be pgtable, all or 0, not '$BENCH_OFF'" ;;
 esac
@@ -180,7 +199,7 @@ dirty=
 python3 "$ROOT/scripts/bench-report.py" --arch "$arch" --clock "$clock" \
 	--base-version "$BASE_PKG $(base_version)" \
 	--series "$(git -C "$KSRC" rev-list --count base..HEAD) patches, HEAD $(git -C "$KSRC" log -1 --format='%h %s' | cut -c1-50)$dirty" \
-	--qemu "$($QEMU --version | head -1)" \
+	--qemu "$($QEMU --version | head -1)$qemu_note" \
 	--kconfig "$bdir/$arch-patched/.config" \
 	--images "$bdir/$arch-base/$IMAGE" "$bdir/$arch-patched/$IMAGE" "$bdir/$arch-guest/initramfs.cpio" \
 	--csv "$bdir/$arch.csv" --md "$bdir/$arch.md" "${off_args[@]}" \

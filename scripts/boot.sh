@@ -35,7 +35,9 @@ arch_vars "$arch"
 
 mem=${QEMU_MEM:-3G}
 smp=${QEMU_SMP:-2}
-machine=(-M "$MACHINE" -cpu max)
+# Env QEMU_CPU: another -cpu than max (make test boots arm64 once as a
+# cortex-a57, a CPU without FEAT_S1POE).
+machine=(-M "$MACHINE" -cpu "${QEMU_CPU:-max}")
 accel=(-accel tcg)
 # -seed: RDRAND and other guest randomness from a fixed seed, so that a
 # boot under -icount repeats instruction for instruction;
@@ -49,6 +51,7 @@ log=$BUILD/logs/$arch-$tag-$(date +%Y%m%d-%H%M%S).log
 cmdline="console=$CONSOLE panic=-1 rdinit=/init secretmem.enable=1 $append"
 {
 	echo "# qemu: $QEMU ${machine[*]} ${accel[*]} -smp $smp -m $mem"
+	echo "# qemu version: $("$QEMU" --version | head -1)"
 	echo "# kernel: ${kout#"$ROOT"/}/$IMAGE"
 	echo "# cmdline: $cmdline"
 } > "$log"

@@ -36,13 +36,17 @@ ARCH_TABLE=$ROOT/scripts/arches
 arches() { awk '!/^#/ && NF { print $1 }' "$ARCH_TABLE"; }
 
 # Set the names scripts/arches gives one architecture: KARCH, SRCARCH,
-# IMAGE, QEMU, MACHINE, CONSOLE, CROSS, HOST_UNAME and PKGS.
+# IMAGE, QEMU, MACHINE, CONSOLE, CROSS, HOST_UNAME and PKGS.  Env
+# QEMU_<ARCH> (QEMU_ARM64, QEMU_X86_64) names another QEMU binary for that
+# architecture: scripts/test.sh points QEMU_ARM64 at our own (qemu/).
 arch_vars() {
-	local line
+	local line override
 	line=$(awk -v a="$1" '!/^#/ && $1 == a' "$ARCH_TABLE")
 	[ -n "$line" ] || die "unknown ARCH '$1' (use one of: $(arches | paste -sd' '))"
 	read -r _ KARCH SRCARCH IMAGE QEMU MACHINE CONSOLE CROSS HOST_UNAME PKGS <<<"$line"
 	[ "$CROSS" = - ] && CROSS=
+	override=QEMU_${1^^}
+	[ -z "${!override:-}" ] || QEMU=${!override}
 	return 0
 }
 

@@ -8,8 +8,9 @@
 # second run with the same inputs costs nothing.  The path of the binary
 # is printed on stdout (progress goes to stderr).
 #
-# Usage: qemu.sh [--print]   (--print: print the cached binary's path,
-#                             or fail if it is not built)
+# Usage: qemu.sh [--print | --source]
+#   --print   print the cached binary's path, or fail if it is not built
+#   --source  print the source tarball's path, or fail if there is none
 # Environment: QEMU_SRC  the QEMU 9.0.1 source tarball (default
 #                        ../shared/qemu/qemu-9.0.1.tar.xz beside the clone)
 #              QEMU_KEEP_BUILD=1  keep the build tree (for patch work)
@@ -32,7 +33,14 @@ qemu_patches() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$QPATCHES/series" | grep -v '^$'
 }
 
-[ -f "$QEMU_SRC" ] || die "QEMU source $QEMU_SRC not found: set QEMU_SRC=/path/to/qemu-9.0.1.tar.xz"
+if [ ! -f "$QEMU_SRC" ]; then
+	[ "${1:-}" = --source ] && { echo "no QEMU 9.0.1 source ($QEMU_SRC)"; exit 1; }
+	die "QEMU source $QEMU_SRC not found: set QEMU_SRC=/path/to/qemu-9.0.1.tar.xz"
+fi
+if [ "${1:-}" = --source ]; then
+	echo "$QEMU_SRC"
+	exit 0
+fi
 
 # The key: the tarball's hash, the series and its patches, this script.
 key=$({

@@ -5,7 +5,10 @@
 # Prints a summary; appends one line per result to RESULTS_FILE when given.
 # Env RUN_VARIANT=NAME builds a control kernel of ARCH instead: the test
 # kernel with configs/control-ARCH-NAME.config on top, in build/ARCH-NAME,
-# running ARCH's manifest; its results are named ARCH-NAME.
+# running ARCH's manifest (and the lines for ARCH-NAME); its results are
+# named ARCH-NAME.  With RUN_BOOT_ONLY=1 as well, nothing is built: ARCH's
+# test kernel and initramfs, as the last run left them, boot again under
+# the name ARCH-NAME (scripts/test.sh: arm64 on a CPU without POE).
 # A step that fails (configure, build, initramfs, boot, verdict) is named,
 # with the log to read, on stderr and as "FAIL ARCH:step:NAME" result.
 set -euo pipefail
@@ -17,7 +20,14 @@ variant=${RUN_VARIANT:-}
 label=$arch${variant:+-$variant}
 out=$BUILD/$label
 extra=
-if [ -n "$variant" ]; then
+boot_only=${RUN_BOOT_ONLY:-0}
+if [ "$boot_only" = 1 ]; then
+	[ -n "$variant" ] || die "RUN_BOOT_ONLY=1 needs RUN_VARIANT=NAME"
+	out=$BUILD/$arch
+	if [ ! -f "$out/$IMAGE" ] || [ ! -f "$out/initramfs.cpio" ]; then
+		die "RUN_BOOT_ONLY: no kernel and initramfs in ${out#"$ROOT"/}: run $arch first"
+	fi
+elif [ -n "$variant" ]; then
 	extra=$ROOT/configs/control-$label.config
 	[ -f "$extra" ] || die "RUN_VARIANT=$variant: no configs/control-$label.config"
 fi
@@ -28,15 +38,19 @@ step_failed() { # STEP LOG
 	[ -z "$results" ] || echo "FAIL $label:step:$1 failed; log: ${2#"$ROOT"/}" >> "$results"
 	exit 1
 }
-CONFIG_EXTRA="$extra ${CONFIG_EXTRA:-}" "$ROOT/scripts/configure.sh" "$arch" test patched "$out" ||
-	step_failed configure "$out/configure.log (and the messages above)"
-"$ROOT/scripts/build.sh" "$arch" "$out" || step_failed build "$out/build.log"
-"$ROOT/scripts/guest.sh" "$arch" "$out" || step_failed initramfs "$out/guest/build.log"
-"$ROOT/scripts/manifest.sh" expect "$arch" > "$out/expected" ||
+if [ "$boot_only" != 1 ]; then
+	CONFIG_EXTRA="$extra ${CONFIG_EXTRA:-}" "$ROOT/scripts/configure.sh" "$arch" test patched "$out" ||
+		step_failed configure "$out/configure.log (and the messages above)"
+	"$ROOT/scripts/build.sh" "$arch" "$out" || step_failed build "$out/build.log"
+	"$ROOT/scripts/guest.sh" "$arch" "$out" || step_failed initramfs "$out/guest/build.log"
+fi
+expected=$BUILD/$label/expected
+mkdir -p "$BUILD/$label"
+"$ROOT/scripts/manifest.sh" expect "$label" > "$expected" ||
 	step_failed initramfs "guest/manifest (the message above)"
 
 limit=${BOOT_TIMEOUT:-1500}
-info "booting $label under QEMU (TCG), limit $limit s"
+info "booting $label under QEMU (TCG, $QEMU -cpu ${QEMU_CPU:-max}), limit $limit s"
 set +e
 log=$("$ROOT/scripts/boot.sh" "$arch" "$out" --timeout "$limit" ${variant:+--name "$variant"})
 qs=$?
@@ -56,7 +70,7 @@ echo "$label: Linux $release = Debian $BASE_PKG $(base_version) + $npatches patc
 	"[HEAD $(git -C "$KSRC" log -1 --format='%h %s' | cut -c1-60)]"
 echo "  console: ${log#"$ROOT"/}  (boot took $(( $(date +%s) - start )) s with build)"
 set +e
-python3 "$ROOT/scripts/verdict.py" --arch "$label" --expect "$out/expected" \
+python3 "$ROOT/scripts/verdict.py" --arch "$label" --expect "$expected" \
 	--qemu-status "$qs" --timeout "$limit" ${results:+--results "$results"} "$log"
 vs=$?
 set -e
