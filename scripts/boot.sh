@@ -59,13 +59,15 @@ ln -sf "$(basename "$log")" "$BUILD/logs/$arch-$tag-latest.log"
 ln -sf "$(basename "$log")" "$BUILD/logs/$arch-latest.log"
 info "console: ${log#"$ROOT"/} (tail -f ${BUILD#"$ROOT"/}/logs/$arch-latest.log to follow it)"
 
+# -nic none: no test needs a network, and our QEMU (qemu/) is built
+# without the option ROMs a default NIC loads.
 # The guest's results, as kunit.py shows them: lines of KTAP, unbuffered.
 results() {
 	grep --line-buffered -E '^(\[ *[0-9.]+\] )?((not )?ok [0-9]|# running )|^ +not ok [0-9]' |
 		sed -u -e 's/\r$//' -e 's/^/    /'
 }
 timeout -k 10 "$limit" "$QEMU" "${machine[@]}" "${accel[@]}" -smp "$smp" -m "$mem" \
-	-display none -monitor none -serial stdio -no-reboot \
+	-display none -monitor none -serial stdio -no-reboot -nic none \
 	-kernel "$kout/$IMAGE" -initrd "$initrd" "${gdb[@]}" \
 	-append "$cmdline" < /dev/null 2>&1 | tee -a "$log" | results >&2
 status=${PIPESTATUS[0]}
