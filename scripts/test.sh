@@ -16,14 +16,19 @@ results=$BUILD/results.txt
 
 # One result line for the page-table protection seen on a console: the
 # kpkeys_pgtable KUnit suite must have run its enforcement cases (want
-# "enforced") or skipped them with the protection off ("off").
-kpkeys_result() { # LABEL WANT LOG
+# "enforced") or skipped them with the protection off ("off"), and the
+# console must have the line MUST_SAY, when given.
+kpkeys_result() { # LABEL WANT LOG [MUST_SAY]
 	local line
 	line=$(grep -ao '# kpkeys_pgtable: pass:[0-9]* fail:[0-9]* skip:[0-9]*' "$3" | tail -1)
 	line=${line#\# kpkeys_pgtable: }
+	if [ -n "${4:-}" ] && ! grep -aqF "$4" "$3"; then
+		echo "FAIL $1:kpkeys-$2:the kernel never said \"$4\"; console: ${3#"$ROOT"/}" >> "$results"
+		return
+	fi
 	case $2:$line in
 	enforced:pass:*" fail:0 skip:0" | off:pass:1" fail:0 skip:"[1-9]*)
-		echo "PASS $1:kpkeys-$2:kpkeys_pgtable $line" >> "$results" ;;
+		echo "PASS $1:kpkeys-$2:kpkeys_pgtable $line${4:+; \"$4\"}" >> "$results" ;;
 	*)
 		echo "FAIL $1:kpkeys-$2:kpkeys_pgtable ${line:-reported nothing}, want the page tables $2; console: ${3#"$ROOT"/}" >> "$results" ;;
 	esac
@@ -53,7 +58,8 @@ if "$ROOT/scripts/host-checks.sh" "$results"; then
 			echo "FAIL $arch:run-arch stopped without a result; see its messages above" >> "$results"
 		[ "$arch" = arm64 ] || continue
 		log=$BUILD/logs/arm64-test-latest.log
-		[ -z "$poe_qemu" ] || kpkeys_result arm64 enforced "$(readlink -f "$log")"
+		[ -z "$poe_qemu" ] || kpkeys_result arm64 enforced "$(readlink -f "$log")" \
+			"kpkeys: page tables protected"
 		# The same kernel on a CPU without FEAT_S1POE (Debian's QEMU, a
 		# Cortex-A57): the protection stays off and the kernel works.
 		if [ -e "$log" ]; then
@@ -61,7 +67,8 @@ if "$ROOT/scripts/host-checks.sh" "$results"; then
 				"$ROOT/scripts/run-arch.sh" arm64 "$results" ||
 				grep -q "^FAIL arm64-nopoe:" "$results" ||
 				echo "FAIL arm64-nopoe:run-arch stopped without a result; see its messages above" >> "$results"
-			kpkeys_result arm64-nopoe off "$(readlink -f "$BUILD/logs/arm64-nopoe-latest.log")"
+			kpkeys_result arm64-nopoe off "$(readlink -f "$BUILD/logs/arm64-nopoe-latest.log")" \
+				"POE unsupported"
 		fi
 	done
 	# Control kernels (configs/control-*.config): x86_64 with SLAB_VIRTUAL
