@@ -47,6 +47,14 @@ if "$ROOT/scripts/host-checks.sh" "$results"; then
 		elif ! poe_qemu=$("$ROOT/scripts/qemu.sh"); then
 			poe_qemu=
 			echo "FAIL arm64:qemu:building our QEMU from $src failed (the messages above)" >> "$results"
+		else
+			# The model against upstream Linux 6.12's POE tests and our
+			# matrices (qemu/README.md); cached by the binaries' hashes.
+			"$ROOT/scripts/poe-check.sh" > "$BUILD/poe-check.txt" 2>&1
+			sed -n 's/^\(PASS\|FAIL\|SKIP\)  *\(.*\)$/\1 arm64:poe-check:\2/p' \
+				"$BUILD/poe-check.txt" >> "$results"
+			grep -q '^poe-check: [0-9]* passed, 0 failed' "$BUILD/poe-check.txt" ||
+				echo "FAIL arm64:poe-check:did not pass; read build/poe-check.txt" >> "$results"
 		fi
 		;;
 	esac
