@@ -60,13 +60,12 @@ case ${BENCH_QEMU:-} in
 poe)
 	[ "$arch" = arm64 ] || die "BENCH_QEMU=poe: only arm64 has our QEMU"
 	QEMU=$("$ROOT/scripts/qemu.sh" --print)
+	qemu_note=" (our build: $QEMU, QEMU 9.0.1 + qemu/patches, FEAT_S1POE)"
+	export QEMU_ARM64=$QEMU
 	;;
 "" | stock) ;;
 *) die "BENCH_QEMU must be poe or stock, not '$BENCH_QEMU'" ;;
 esac
-[ "$QEMU" = "$(command -v "$(awk -v a="$arch" '$1 == a { print $5 }' "$ARCH_TABLE")")" ] ||
-	qemu_note=" (our build: $QEMU, QEMU 9.0.1 + qemu/patches, FEAT_S1POE)"
-export "QEMU_${arch^^}=$QEMU"
 case ${BENCH_OFF:-} in
 "") off=0; { [ "$arch" = x86_64 ] || [ -n "$qemu_note" ]; } && off=pgtable ;;
 0 | pgtable | all) off=$BENCH_OFF ;;
