@@ -8,7 +8,9 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# One line, space-separated (arches() prints one a line).
 arches=${*:-$(arches)}
+arches=${arches//$'\n'/ }
 start=$(date +%s)
 mkdir -p "$BUILD"
 results=$BUILD/results.txt
