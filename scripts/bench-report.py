@@ -77,7 +77,7 @@ METHOD_DEFAULTS = {
     'secretmem_bench': dict(reps=21, fault_pages=64, sleep_us=20000,
                             cyc_read_pairs=101),
     'pgtable_bench': dict(reps=11, big_reps=5, big_mib=1024, small_mib=64,
-                          settle_us=20000),
+                          settle_us=20000, vmalloc_ops=0),
     # Always printed its BENCHMETA line: what the others share with it.
     'slab_bench': dict(reps=101, batch=8, big_reps=11, batch_msgs=512, settle_us=20000),
 }
@@ -384,6 +384,9 @@ def mib_text(mib):
     return '%d GiB' % (mib // 1024) if mib % 1024 == 0 else '%d MiB' % mib
 
 
+VMALLOC_PAGES = (1, 4, 16, 64, 256)
+
+
 def pgtable_rows(m):
     """(row, what one operation is) of pgtable_bench, in the order it runs
     them (@m: its method())."""
@@ -416,6 +419,10 @@ def pgtable_tables(a, base, patched, off, p, pgt_csv):
     rows = [(row, what, (m[size] << 20) // 4096)
             for (row, what), size in zip(pgtable_rows(m),
                                          ('big_mib', 'big_mib', 'small_mib', 'small_mib'))]
+    rows += [('vmalloc_p%d' % n, 'vmalloc() of %d page%s, first byte written, vfree() '
+              '(test_vmalloc fix_size_alloc_test, p:%d)' % (n, 's' if n > 1 else '', n), n)
+             for n in VMALLOC_PAGES]
+    has_vmalloc = any(('pgtable', 'all', row, n) in patched for row, _, n in rows[4:])
     has_off = any(('pgtable', 'all', row, n) in off for row, _, n in rows)
     alone = not other_rows(off)
     # What a level switch is on each architecture.
@@ -458,12 +465,19 @@ def pgtable_tables(a, base, patched, off, p, pgt_csv):
       'call, on a fresh mapping touched untimed. First write: the time of writing one '
       'byte of every page of a fresh mapping, divided by its pages (a page fault each). '
       'mprotect: the time of a PROT_READ and a PROT_READ|PROT_WRITE call over the touched '
-      'region, divided by 2. Each repetition starts after a %g ms sleep, free under '
+      'region, divided by 2.%s Each repetition starts after a %g ms sleep, free under '
       '-icount sleep=off, so that deferred work of the previous one is done. `%%` = 100 * '
       '(t_kernel - t) / t against the base. **A positive percentage means that kernel is '
       'slower than the base**.'
-      % (m['reps'], m['big_reps'], mib_text(m['big_mib']), a.clock,
-         mib_text(m['big_mib']), m['settle_us'] / 1000))
+      % (m['reps'], m['big_reps'], mib_text(m['big_mib']) + (' and vmalloc' if has_vmalloc else ''),
+         a.clock, mib_text(m['big_mib']),
+         (' vmalloc: one loop of the kernel\'s own test_vmalloc module (6.1 has no '
+          'vm_map_ram test), one thread, loaded once per repetition with %d / pages loops; '
+          'its time is the one the module reports for the loops (module loading left out), '
+          'divided by the loops, so it includes the lazy vfree() purges (a TLB flush every '
+          'few thousand pages) and timer ticks that land in them; `pages` is its nr_pages.'
+          % m['vmalloc_ops']) if has_vmalloc else '',
+         m['settle_us'] / 1000))
     p('')
     head = '| operation | pages | t | t_patched | delta | %'
     rule = '|---|---:|---:|---:|---:|---:'
@@ -505,7 +519,10 @@ def pgtable_tables(a, base, patched, off, p, pgt_csv):
       'row, setup included: 2 MiB and 1 GiB direct-map entries split into smaller ones '
       '(the pool takes page-table pages from 2 MiB blocks; - where the counters are '
       'missing). Rows ran in this order in one boot, so a later row may reuse blocks or '
-      'entries an earlier row split.' % (reg, insn, regname))
+      'entries an earlier row split.%s' % (reg, insn, regname, (
+          ' vmalloc rows: the switches of the module loads that ran the test, less those of '
+          'as many loads that ran none (loading maps the module with vmalloc too), divided by '
+          'the loops.' if has_vmalloc else '')))
     p('')
     head = '| operation | %s writes/op base | patched' % reg
     rule = '|---|---:|---:'

@@ -93,6 +93,19 @@ for kind in base patched; do
 	"$ROOT/scripts/configure.sh" "$arch" bench "$kind" "$bdir/$arch-$kind" "$src"
 	"$ROOT/scripts/build.sh" "$arch" "$bdir/$arch-$kind" "$src"
 done
+# Each kernel's own test_vmalloc.ko (pgtable_bench's vmalloc rows), in an
+# archive of its own that its boots append to the initramfs: the kernel
+# unpacks concatenated archives in turn, so every kernel runs the same
+# programs and loads a module built for it.
+for kind in base patched; do
+	mroot=$bdir/$arch-$kind/modroot
+	rm -rf "$mroot"
+	mkdir -p "$mroot/lib/modules"
+	ko=$bdir/$arch-$kind/lib/test_vmalloc.ko
+	[ -f "$ko" ] || die "no $ko: configs/bench.config must build test_vmalloc as a module"
+	"${CROSS}strip" --strip-debug -o "$mroot/lib/modules/test_vmalloc.ko" "$ko"
+	pack_initramfs "$mroot" "$bdir/$arch-$kind/modules.cpio"
+done
 if [ "$slab_off" = auto ]; then
 	slab_off=0
 	grep -q '^CONFIG_SLAB_VIRTUAL=y' "$bdir/$arch-patched/.config" && slab_off=1
@@ -165,6 +178,9 @@ for kind in "${kinds[@]}"; do
 		kout=$bdir/$arch-patched initrd=$slab_initrd
 		append=" slab_virtual=off"
 	fi
+	mods=$bdir/$arch-${kind%%-*}/modules.cpio
+	cat "$initrd" "$mods" > "$bdir/$arch-guest/boot-$kind.cpio"
+	initrd=$bdir/$arch-guest/boot-$kind.cpio
 	info "benchmarking the $kind kernel ($arch, ${mode[*]})"
 	set +e
 	log=$(QEMU_SMP=1 "$ROOT/scripts/boot.sh" "$arch" "$kout" "${mode[@]}" \

@@ -66,9 +66,12 @@ progress &
 progress_pid=$!
 trap 'kill "$progress_pid" 2>/dev/null || true' EXIT
 status=0
+# Modules only where the configuration has them (the bench kernels' test_vmalloc).
+modules=
+grep -q '^CONFIG_MODULES=y' "$out/.config" && modules=modules
 make -C "$src" O="$out" ARCH="$KARCH" CROSS_COMPILE="$CROSS" \
 	CC="$cc" HOSTCC="$hostcc" KCPPFLAGS="$kcppflags" -j"$(nproc)" \
-	"$(basename "$IMAGE")" headers_install INSTALL_HDR_PATH="$out/hdr" \
+	"$(basename "$IMAGE")" $modules headers_install INSTALL_HDR_PATH="$out/hdr" \
 	> "$log" 2>&1 || status=$?
 kill "$progress_pid"
 wait "$progress_pid" || true

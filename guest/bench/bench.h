@@ -9,6 +9,7 @@
 #define GUEST_BENCH_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 
@@ -289,6 +291,31 @@ static inline long long insns_fewest(void)
 	for (int i = 0; i < insns_slots; i++)
 		sum += insns_min[i];
 	return sum;
+}
+
+#define DEBUGFS "/sys/kernel/debug"
+
+/*
+ * Whether the debugfs file @path exists.  guest/init.c mounts debugfs;
+ * mount it here if that did not happen (EBUSY: it is mounted).  Without
+ * the file, says so and what follows from it (@without).
+ */
+static inline int debugfs_probe(const char *path, const char *without)
+{
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	err = errno;
+	if (fd < 0 && err == ENOENT && !mount("debugfs", DEBUGFS, "debugfs", 0, NULL)) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		err = errno;
+	}
+	if (fd < 0) {
+		printf("# no %s (%s): %s\n", path, strerror(err), without);
+		return 0;
+	}
+	close(fd);
+	return 1;
 }
 
 #endif /* GUEST_BENCH_H */

@@ -24,6 +24,15 @@
  *            (a page fault each).  Per page: the loop's time / 16384.
  *   mprotect mprotect() of a touched 64 MiB region to PROT_READ, then back
  *            to PROT_READ|PROT_WRITE.  Per call: the pair's time / 2.
+ *   vmalloc_pP  6.1's test_vmalloc module, fix_size_alloc_test with
+ *            nr_pages=P (1, 4, 16, 64, 256), one thread: vmalloc() of P
+ *            pages, a write to the first, vfree(); 8192 / P loops per
+ *            load of the module.  Per loop, from the time the module
+ *            itself reports (its microseconds, so the module's loading
+ *            is not in it).  M repetitions (one load each).  Needs the
+ *            running kernel's module at /lib/modules/test_vmalloc.ko
+ *            (make bench appends it to the initramfs); without it the
+ *            program says so and has no vmalloc rows.
  * Every region is madvise(MADV_NOHUGEPAGE): the bench kernels have THP
  * "always", and 2 MiB pages would leave no PTE pages to write.
  * The 1 GiB rows fault 262144 pages in, untimed, before each repetition.
@@ -51,7 +60,7 @@
  * Before any row, one line gives the method's constants, which the report
  * quotes (scripts/bench-report.py):
  *   BENCHMETA pgtable_bench reps=N big_reps=M big_mib=1024 small_mib=64
- *             settle_us=U cycles=0|1
+ *             settle_us=U cycles=0|1 vmalloc_ops=8192
  *
  * --cycles (make bench ACCEL=kvm passes it to every program) is accepted,
  * but this program counts no ref-cycles: it says so and reports time.
@@ -67,7 +76,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/klog.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #define BENCH_NAME "pgtable_bench"
@@ -76,8 +87,9 @@
 #define BIG_MIB		1024
 #define SMALL_MIB	64
 #define SETTLE_US	20000
-#define DEBUGFS		"/sys/kernel/debug"
 #define SWITCHES	DEBUGFS "/kpkeys/switches"
+#define VMALLOC_KO	"/lib/modules/test_vmalloc.ko"
+#define VMALLOC_OPS	8192	/* vmalloc()+vfree() pairs of a 1-page row */
 
 static long ps;
 static int reps = 11, big_reps = 5;
@@ -86,29 +98,6 @@ static int have_switches;
 static void settle(void)
 {
 	CHECK(!usleep(SETTLE_US), "usleep(settle)");
-}
-
-/*
- * Whether the kernel has the kpkeys level-switch counter.  guest/init.c
- * mounts debugfs; mount it here if that did not happen (EBUSY: it is
- * mounted).
- */
-static void switches_probe(void)
-{
-	int fd, err;
-
-	fd = open(SWITCHES, O_RDONLY | O_CLOEXEC);
-	err = errno;
-	if (fd < 0 && err == ENOENT && !mount("debugfs", DEBUGFS, "debugfs", 0, NULL)) {
-		fd = open(SWITCHES, O_RDONLY | O_CLOEXEC);
-		err = errno;
-	}
-	if (fd < 0) {
-		printf("# no %s (%s): switches are -1\n", SWITCHES, strerror(err));
-		return;
-	}
-	close(fd);
-	have_switches = 1;
 }
 
 /*
@@ -304,6 +293,101 @@ static void bench_mprotect(void)
 	CHECK(!munmap(p, SMALL_MIB << 20), "munmap");
 }
 
+/*
+ * Load test_vmalloc with @params.  Its init runs the tests, prints their
+ * summary and fails with EAGAIN, so the module never stays loaded.  The
+ * level switches of the load are added to *@sw.
+ */
+static void vmalloc_load(int fd, const char *params, long long *sw)
+{
+	long long s0 = switches();
+	int ret;
+
+	ret = syscall(SYS_finit_module, fd, params, 0);
+	CHECK(ret < 0 && errno == EAGAIN, "finit_module(" VMALLOC_KO ")");
+	*sw += switches() - s0;
+}
+
+/*
+ * The mean time of one loop of fix_size_alloc_test in the last load, in
+ * ns, from the summary test_vmalloc printed (its time is in microseconds,
+ * for all @loops loops).  The log is cleared before each load.
+ */
+static long long vmalloc_summary(int loops)
+{
+	static const char key[] = "Summary: fix_size_alloc_test ";
+	int size = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
+	int passed, failed, repeat, n;
+	unsigned long long usec;
+	char *buf, *line, *next;
+	int len;
+
+	CHECK(size > 0, "klogctl(SIZE_BUFFER)");
+	buf = malloc(size + 1);
+	CHECK(buf, "malloc");
+	len = klogctl(3, buf, size);		/* SYSLOG_ACTION_READ_ALL */
+	CHECK(len >= 0, "klogctl(READ_ALL)");
+	buf[len] = '\0';
+	line = strstr(buf, key);
+	CHECK(line, "test_vmalloc summary in the kernel log");
+	while ((next = strstr(line + 1, key)))
+		line = next;
+	errno = 0;
+	CHECK(sscanf(line + sizeof(key) - 1,
+		     "passed: %d failed: %d repeat: %d loops: %d avg: %llu usec",
+		     &passed, &failed, &repeat, &n, &usec) == 5 &&
+	      passed == 1 && !failed && repeat == 1 && n == loops,
+	      "test_vmalloc fix_size_alloc_test summary");
+	free(buf);
+	return usec * 1000 / loops;
+}
+
+/*
+ * vmalloc: 6.1's test_vmalloc module (the kernel's own, from the
+ * initramfs), fix_size_alloc_test, one thread: each loop vmalloc()s
+ * @pages pages, writes their first byte and vfree()s them.  A row per
+ * size; each repetition loads the module once, and the row is the median
+ * of the time of one loop.  Level switches per loop: those of a load
+ * that runs the test, less those of a load that runs no test (the module
+ * loading itself: its text is mapped with vmalloc too), over the loops.
+ */
+static void bench_vmalloc(void)
+{
+	static const int sizes[] = { 1, 4, 16, 64, 256 };
+	int fd = open(VMALLOC_KO, O_RDONLY | O_CLOEXEC);
+	char params[160];
+
+	if (fd < 0) {
+		printf("# no %s (%s): no vmalloc rows\n", VMALLOC_KO, strerror(errno));
+		return;
+	}
+	for (unsigned int i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		int pages = sizes[i], loops = VMALLOC_OPS / pages;
+		long long load_sw = 0;
+		char row[32];
+
+		snprintf(row, sizeof(row), "vmalloc_p%d", pages);
+		row_start();
+		for (int r = 0; r < big_reps; r++) {
+			settle();
+			snprintf(params, sizeof(params),
+				 "run_test_mask=0 nr_threads=1 nr_pages=%d", pages);
+			vmalloc_load(fd, params, &load_sw);
+			snprintf(params, sizeof(params),
+				 "run_test_mask=1 nr_threads=1 nr_pages=%d test_loop_count=%d test_repeat_count=1",
+				 pages, loops);
+			CHECK(klogctl(5, NULL, 0) == 0, "klogctl(CLEAR)");
+			settle();
+			vmalloc_load(fd, params, &sw_sum);
+			sw_ops += loops;
+			times[r] = vmalloc_summary(loops);
+		}
+		sw_sum -= load_sw;
+		row_end(row, pages, big_reps);
+	}
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	int cycles = 0;
@@ -325,16 +409,17 @@ int main(int argc, char **argv)
 	}
 	times = calloc(reps > big_reps ? reps : big_reps, sizeof(*times));
 	CHECK(times, "calloc");
-	printf("BENCHMETA %s reps=%d big_reps=%d big_mib=%d small_mib=%d settle_us=%d cycles=%d\n",
-	       BENCH_NAME, reps, big_reps, BIG_MIB, SMALL_MIB, SETTLE_US, cycles);
+	printf("BENCHMETA %s reps=%d big_reps=%d big_mib=%d small_mib=%d settle_us=%d cycles=%d vmalloc_ops=%d\n",
+	       BENCH_NAME, reps, big_reps, BIG_MIB, SMALL_MIB, SETTLE_US, cycles, VMALLOC_OPS);
 	if (cycles)
 		printf("# %s counts no ref-cycles: time only\n", BENCH_NAME);
-	switches_probe();
+	have_switches = debugfs_probe(SWITCHES, "switches are -1");
 	fflush(stdout);
 
 	bench_fork();
 	bench_munmap();
 	bench_touch();
 	bench_mprotect();
+	bench_vmalloc();
 	return 0;
 }

@@ -117,7 +117,6 @@
 #define WARMUP		16
 #define SETTLE_US	20000
 #define BOOT_SETTLE_S	5
-#define DEBUGFS		"/sys/kernel/debug"
 #define SV_FILE		DEBUGFS "/slab_virtual"
 #define TMPFS_DIR	"/tmp/slab_bench"
 #define MSGMAX		"/proc/sys/kernel/msgmax"
@@ -159,28 +158,6 @@ struct sv {
 	long long pending_pages, freed_pages, tlb_flushes, pinned_slabs;
 	long long abandoned_slots;
 };
-
-/*
- * Whether the kernel has the slab_virtual counters.  guest/init.c mounts
- * debugfs; mount it here if that did not happen (EBUSY: it is mounted).
- */
-static void sv_probe(void)
-{
-	int fd, err;
-
-	fd = open(SV_FILE, O_RDONLY | O_CLOEXEC);
-	err = errno;
-	if (fd < 0 && err == ENOENT && !mount("debugfs", DEBUGFS, "debugfs", 0, NULL)) {
-		fd = open(SV_FILE, O_RDONLY | O_CLOEXEC);
-		err = errno;
-	}
-	if (fd < 0) {
-		printf("# no %s (%s): slab_virtual figures are -1\n", SV_FILE, strerror(err));
-		return;
-	}
-	close(fd);
-	have_sv = 1;
-}
 
 /* The counters now (opened for each read: debugfs files cannot seek). */
 static void sv_read(struct sv *s)
@@ -615,7 +592,7 @@ int main(int argc, char **argv)
 	       BENCH_NAME, reps, BATCH, big_reps, BATCH_MSGS, SETTLE_US, cycles, have_unix);
 	if (cycles)
 		printf("# %s counts no ref-cycles: time only\n", BENCH_NAME);
-	sv_probe();
+	have_sv = debugfs_probe(SV_FILE, "slab_virtual figures are -1");
 	fflush(stdout);
 	boot_settle();
 
