@@ -49,19 +49,26 @@ fail=0
 for c in $(echo "$commits" | sed -n "${from},${to}p"); do
 	subject=$(git -C "$KSRC" log -1 --format=%s "$c")
 	git -C "$wt" checkout -q --detach "$c"
-	# Expect the KUnit suites of the manifest that this commit defines
-	# (a series adds its own suites part-way through).
-	for s in $suites; do
-		if git -C "$wt" grep -q -F ".name = \"$s\"" -- '*.c'; then
-			echo "kunit $s"
-		fi
-	done > "$out/expected"
 	if ! "$ROOT/scripts/configure.sh" "$arch" test bisect "$out" "$wt" >/dev/null 2>&1 ||
 		! "$ROOT/scripts/build.sh" "$arch" "$out" "$wt" >/dev/null 2>&1; then
 		echo "FAIL build  $subject (log: ${out#"$ROOT"/}/build.log)"
 		fail=1
 		continue
 	fi
+	# Expect the KUnit suites of the manifest that this commit defines
+	# (a series adds its own suites part-way through) and builds: the
+	# option of the suite's object in its directory's Makefile must be on
+	# (an arm64 commit before the one that lets arm64 select it has the
+	# source of an x86-only suite).
+	for s in $suites; do
+		f=$(git -C "$wt" grep -l -F ".name = \"$s\"" -- '*.c' | head -1)
+		[ -n "$f" ] || continue
+		opt=$(grep -o -E "obj-\\$\(CONFIG_[A-Z0-9_]+\)[[:space:]]*\+=.*\b$(basename "$f" .c)\.o" \
+			"$wt/$(dirname "$f")/Makefile" 2>/dev/null | head -1 | sed -E 's/^obj-\$\((CONFIG_[A-Z0-9_]+)\).*/\1/')
+		if [ -z "$opt" ] || grep -q "^$opt=y" "$out/.config"; then
+			echo "kunit $s"
+		fi
+	done > "$out/expected"
 	set +e
 	log=$("$ROOT/scripts/boot.sh" "$arch" "$out" --name bisect --timeout 600)
 	qs=$?
