@@ -61,10 +61,10 @@ for c in $(echo "$commits" | sed -n "${from},${to}p"); do
 	# (an arm64 commit before the one that lets arm64 select it has the
 	# source of an x86-only suite).
 	for s in $suites; do
-		f=$(git -C "$wt" grep -l -F ".name = \"$s\"" -- '*.c' | head -1)
+		f=$(git -C "$wt" grep -l -F ".name = \"$s\"" -- '*.c' | head -1) || true
 		[ -n "$f" ] || continue
 		opt=$(grep -o -E "obj-\\$\(CONFIG_[A-Z0-9_]+\)[[:space:]]*\+=.*\b$(basename "$f" .c)\.o" \
-			"$wt/$(dirname "$f")/Makefile" 2>/dev/null | head -1 | sed -E 's/^obj-\$\((CONFIG_[A-Z0-9_]+)\).*/\1/')
+			"$wt/$(dirname "$f")/Makefile" 2>/dev/null | head -1 | sed -E 's/^obj-\$\((CONFIG_[A-Z0-9_]+)\).*/\1/') || true
 		if [ -z "$opt" ] || grep -q "^$opt=y" "$out/.config"; then
 			echo "kunit $s"
 		fi
