@@ -13,6 +13,12 @@ ran at boot, and the KTAP that guest/init.c prints for each test program
     report, or panicked, even if every test passed,
   - the guest never reached the end of its manifest (crash or hang).
 
+A test that provokes a report on purpose (guest/tests/usercopy_slab.c)
+writes "guest: expected report NAME begin" and "... end" to /dev/kmsg
+around it.  Between the two, reports whose title matches EXPECTED[NAME]
+are counted, not failed; any other report still fails the run, and so does
+a region in which the expected report never appeared.
+
 Usage: verdict.py --arch ARCH --expect FILE [--qemu-status N] [--results F] LOG
 FILE has "kunit NAME" / "test NAME" lines.  --results appends one
 "PASS|FAIL|SKIP <arch>:<kind>:<name> <detail>" line per item to F.
@@ -36,7 +42,7 @@ PROBLEMS = [
     (r'-+\[ cut here \]-+', 'WARNING/BUG report'),
     (r'WARNING: ', 'WARNING'),
     (r'BUG: ', 'BUG'),
-    (r'kernel BUG at ', 'BUG'),
+    (r'[Kk]ernel BUG at ', 'BUG'),
     (r'BUG \S+ \(.*\): ', 'slab corruption report'),
     (r'(Internal error: )?Oops\b', 'Oops'),
     (r'general protection fault', 'general protection fault'),
@@ -49,6 +55,14 @@ PROBLEMS = [
      'lockdep report'),
 ]
 PROBLEM_RES = [(re.compile(r'^' + TIMESTAMP + p), what) for p, what in PROBLEMS]
+
+# Reports a test provokes on purpose, by the name its /dev/kmsg lines give.
+EXPECTED = {
+    # Hardened usercopy refusing a copy past a slab object: BUG() in
+    # usercopy_abort() (its file and line without DEBUG_BUGVERBOSE).
+    'usercopy': re.compile(r'[Kk]ernel BUG at (mm/usercopy\.c:\d+!|usercopy_abort\+)'),
+}
+EXPECT_MARK = re.compile(r'^' + TIMESTAMP + r'guest: expected report (\S+) (begin|end)$')
 
 
 def call_trace(lines, start):
@@ -82,9 +96,18 @@ def parse(lines):
     nested_fail = []
     subtests = 0
     done = False
+    expecting = None
     for i, line in enumerate(lines):
         if line.strip() == DONE:
             done = True
+        m = EXPECT_MARK.match(line)
+        if m:
+            name, edge = m.groups()
+            expecting = name if edge == 'begin' else None
+            if edge == 'begin':
+                problems.append(dict(what='expected', title=name, last=-10,
+                                     trace=[], region=name))
+            continue
         m = RESULT.match(line)
         if m:
             status, _, name, directive = m.groups()
@@ -117,14 +140,34 @@ def parse(lines):
                 # "WARNING:"): lines within 3 of the last one belong to it.
                 if problems and problems[-1]['last'] >= i - 3:
                     problems[-1]['last'] = i
-                    if problems[-1]['title'].startswith('-'):
+                    if re.sub(r'^' + TIMESTAMP, '', problems[-1]['title']).startswith('-'):
                         problems[-1]['title'] = line.strip()
                         problems[-1]['what'] = what
                     break
                 problems.append(dict(what=what, title=line.strip(), last=i,
-                                     trace=call_trace(lines, i)))
+                                     trace=call_trace(lines, i),
+                                     expected=expecting))
                 break
     return results, problems, done
+
+
+def excuse(problems):
+    """Split what parse() found into (reports, regions).
+
+    reports: the reports that fail the run; regions: (name, count of
+    expected reports seen in it), one per expected-report region.
+    """
+    reports, regions = [], []
+    for p in problems:
+        if 'region' in p:
+            regions.append([p['region'], 0])
+            continue
+        rx = EXPECTED.get(p.get('expected'))
+        if rx and regions and rx.search(p['title']):
+            regions[-1][1] += 1
+            continue
+        reports.append(p)
+    return reports, regions
 
 
 def judge(parsed, expected, qemu_status=0, timeout=0):
@@ -136,6 +179,7 @@ def judge(parsed, expected, qemu_status=0, timeout=0):
     is one group), in the order they first appeared.
     """
     results, problems, done = parsed
+    problems, regions = excuse(problems)
     results = dict(results)
     rows = []  # (status, kind, name, detail)
     for kind, name in expected:
@@ -163,6 +207,14 @@ def judge(parsed, expected, qemu_status=0, timeout=0):
     for p in problems:
         key = re.sub(r'(CPU: \d+ PID: \d+|\[#\d+\])', '', p['title'])
         titles.setdefault(key, []).append(p)
+    for name, seen in regions:
+        if seen:
+            rows.append(('PASS', 'console', 'expected-' + name,
+                         '%d expected report(s) (%s)' % (seen, EXPECTED[name].pattern)))
+        else:
+            rows.append(('FAIL', 'console', 'expected-' + name,
+                         'the expected report never appeared'
+                         if name in EXPECTED else 'no such expected report'))
     if problems:
         rows.append(('FAIL', 'console', 'kernel-reports',
                      '%d report(s), %d distinct; first: %s'

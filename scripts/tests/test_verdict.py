@@ -88,5 +88,54 @@ class Verdict(unittest.TestCase):
         self.assertEqual(failed(rows), ['guest', 'mremap_test', 'protection_keys'])
 
 
+def run_lines(lines):
+    """Rows of a console given as lines, by name."""
+    rows, titles = verdict.judge(verdict.parse(lines), EXPECTED)
+    return {name: (st, detail) for st, _, name, detail in rows}, titles
+
+
+class ExpectedReport(unittest.TestCase):
+    """A report a test provokes on purpose (guest/tests/usercopy_slab.c)."""
+
+    def setUp(self):
+        self.lines = verdict.read_console(
+            os.path.join(HERE, 'fixtures', 'expected-report.log'))
+
+    def test_expected_bug_passes(self):
+        rows, titles = run_lines(self.lines)
+        self.assertEqual(failed(rows), [])
+        self.assertEqual(rows['expected-usercopy'][0], 'PASS')
+        self.assertTrue(rows['expected-usercopy'][1].startswith('2 expected report'))
+        self.assertEqual(rows['kernel-reports'][0], 'PASS')
+        self.assertEqual(titles, {})
+
+    def test_outside_the_markers_fails(self):
+        lines = [l for l in self.lines if 'guest: expected report' not in l]
+        rows, _ = run_lines(lines)
+        self.assertEqual(failed(rows), ['kernel-reports'])
+        self.assertIn('Kernel BUG at usercopy_abort', rows['kernel-reports'][1])
+        self.assertTrue(rows['kernel-reports'][1].startswith('2 report(s)'))
+
+    def test_missing_report_fails(self):
+        lines = [l for l in self.lines
+                 if 'cut here' not in l and 'Kernel BUG' not in l]
+        rows, _ = run_lines(lines)
+        self.assertEqual(failed(rows), ['expected-usercopy'])
+
+    def test_other_report_inside_fails(self):
+        i = next(n for n, l in enumerate(self.lines) if 'expected report usercopy end' in l)
+        lines = (self.lines[:i]
+                 + ['WARNING: CPU: 1 PID: 201 at mm/slub.c:100 f+0x1/0x2']
+                 + self.lines[i:])
+        rows, _ = run_lines(lines)
+        self.assertEqual(failed(rows), ['kernel-reports'])
+        self.assertEqual(rows['expected-usercopy'][0], 'PASS')
+
+    def test_unknown_name_fails(self):
+        lines = [l.replace('report usercopy', 'report anything') for l in self.lines]
+        rows, _ = run_lines(lines)
+        self.assertEqual(failed(rows), ['expected-anything', 'kernel-reports'])
+
+
 if __name__ == '__main__':
     unittest.main()
