@@ -8,7 +8,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ $# -ge 2 ] || die "usage: $0 ARCH KOUT [SRCDIR]"
-arch=$1 kout=$(realpath "$2") src=${3:-$KSRC}
+arch=$1 kout=$(realpath "$2") src=$(realpath "${3:-$KSRC}")
 arch_vars "$arch"
 [ -d "$kout/hdr/include" ] || die "no kernel headers in $kout/hdr: build the kernel first"
 
@@ -20,6 +20,15 @@ if ! make -C "$ROOT/guest" ARCH="$arch" KSRC="$src" \
 	HDR="$kout/hdr" OUT="$root" UPSTREAM="$upstream" -j"$(nproc)" > "$log" 2>&1; then
 	grep -E 'error|Error' "$log" | head -20 >&2
 	die "guest programs failed to build for $arch; log: ${log#"$ROOT"/}"
+fi
+
+# The kernel's own test_vmalloc.ko, where it has modules (test kernels:
+# configs/debug.config): kpkeys_pgtables loads and unloads it.
+rm -rf "$root/lib/modules"
+if [ -f "$kout/lib/test_vmalloc.ko" ]; then
+	mkdir -p "$root/lib/modules"
+	"${CROSS}strip" --strip-debug -o "$root/lib/modules/test_vmalloc.ko" \
+		"$kout/lib/test_vmalloc.ko"
 fi
 
 "$ROOT/scripts/manifest.sh" init "$arch" | guest_etc "$root"
