@@ -17,7 +17,7 @@ A test that provokes a report on purpose (guest/tests/usercopy_slab.c)
 writes "guest: expected report NAME begin" and "... end" to /dev/kmsg
 around it.  Between the two, reports whose title matches EXPECTED[NAME]
 are counted, not failed; any other report still fails the run, and so does
-a region in which the expected report never appeared.
+a region in which the expected report never appeared or that never ends.
 
 Usage: verdict.py --arch ARCH --expect FILE [--qemu-status N] [--results F] LOG
 FILE has "kunit NAME" / "test NAME" lines.  --results appends one
@@ -106,7 +106,12 @@ def parse(lines):
             expecting = name if edge == 'begin' else None
             if edge == 'begin':
                 problems.append(dict(what='expected', title=name, last=-10,
-                                     trace=[], region=name))
+                                     trace=[], region=name, closed=False))
+            else:
+                for p in reversed(problems):
+                    if p.get('region') == name:
+                        p['closed'] = True
+                        break
             continue
         m = RESULT.match(line)
         if m:
@@ -154,13 +159,14 @@ def parse(lines):
 def excuse(problems):
     """Split what parse() found into (reports, regions).
 
-    reports: the reports that fail the run; regions: (name, count of
-    expected reports seen in it), one per expected-report region.
+    reports: the reports that fail the run; regions: [name, count of
+    expected reports seen in it, whether its end marker came], one per
+    expected-report region.
     """
     reports, regions = [], []
     for p in problems:
         if 'region' in p:
-            regions.append([p['region'], 0])
+            regions.append([p['region'], 0, p['closed']])
             continue
         rx = EXPECTED.get(p.get('expected'))
         if rx and regions and rx.search(p['title']):
@@ -207,8 +213,11 @@ def judge(parsed, expected, qemu_status=0, timeout=0):
     for p in problems:
         key = re.sub(r'(CPU: \d+ PID: \d+|\[#\d+\])', '', p['title'])
         titles.setdefault(key, []).append(p)
-    for name, seen in regions:
-        if seen:
+    for name, seen, closed in regions:
+        if not closed:
+            rows.append(('FAIL', 'console', 'expected-' + name,
+                         'the region was never closed (no end marker)'))
+        elif seen:
             rows.append(('PASS', 'console', 'expected-' + name,
                          '%d expected report(s) (%s)' % (seen, EXPECTED[name].pattern)))
         else:

@@ -131,6 +131,12 @@ class ExpectedReport(unittest.TestCase):
         self.assertEqual(failed(rows), ['kernel-reports'])
         self.assertEqual(rows['expected-usercopy'][0], 'PASS')
 
+    def test_unclosed_region_fails(self):
+        lines = [l for l in self.lines if 'expected report usercopy end' not in l]
+        rows, _ = run_lines(lines)
+        self.assertEqual(failed(rows), ['expected-usercopy'])
+        self.assertIn('never closed', rows['expected-usercopy'][1])
+
     def test_unknown_name_fails(self):
         lines = [l.replace('report usercopy', 'report anything') for l in self.lines]
         rows, _ = run_lines(lines)
