@@ -62,7 +62,11 @@ EXPECTED = {
     # usercopy_abort() (its file and line without DEBUG_BUGVERBOSE).
     'usercopy': re.compile(r'[Kk]ernel BUG at (mm/usercopy\.c:\d+!|usercopy_abort\+)'),
 }
-EXPECT_MARK = re.compile(r'^' + TIMESTAMP + r'guest: expected report (\S+) (begin|end)$')
+# Searched, not matched: the kernel prints the marker as a line of its own,
+# but the console interleaves it with the guest's output, so it may follow
+# a partial line of that (seen: "    USERCOPY_SLAB_WHITELIST_TO: guest:
+# expected report usercopy end", the rest of the guest's line after it).
+EXPECT_MARK = re.compile(r'guest: expected report (\S+) (begin|end)$')
 
 
 def call_trace(lines, start):
@@ -100,7 +104,7 @@ def parse(lines):
     for i, line in enumerate(lines):
         if line.strip() == DONE:
             done = True
-        m = EXPECT_MARK.match(line)
+        m = EXPECT_MARK.search(line)
         if m:
             name, edge = m.groups()
             expecting = name if edge == 'begin' else None
