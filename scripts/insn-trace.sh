@@ -13,6 +13,8 @@
 # Needs the bench kernels (make bench ARCH=...).  Stepping runs at about
 # 150 instructions a second: a call over 32 VMAs takes a few minutes.
 # Output: build/bench/ARCH-trace-{base,patched}.pcs and the table on stdout.
+# TRACE_APPEND: more command-line words for the patched kernel only (such
+# as kpkeys=off, to trace the series with a feature switched off).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -47,9 +49,11 @@ pack_initramfs "$groot" "$bdir/$arch-trace/initramfs.cpio"
 for kind in base patched; do
 	info "stepping $call over $vmas VMAs ($state) in the $kind kernel"
 	port=$((20000 + RANDOM % 20000))
+	extra=
+	[ "$kind" = patched ] && [ -n "${TRACE_APPEND:-}" ] && extra=" $TRACE_APPEND"
 	QEMU_SMP=1 setsid "$ROOT/scripts/boot.sh" "$arch" "$bdir/$arch-$kind" --icount \
 		--name "trace-$kind" --initrd "$bdir/$arch-trace/initramfs.cpio" \
-		--append "norandmaps nokaslr randomize_kstack_offset=off" \
+		--append "norandmaps nokaslr randomize_kstack_offset=off$extra" \
 		--gdb "$port" --timeout 3000 > /dev/null &
 	qemu=$!
 	# boot.sh and QEMU run in a session of their own (timeout(1) moves
