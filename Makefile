@@ -4,7 +4,7 @@
 ARCH ?= x86_64
 
 
-.PHONY: run test bench insn-trace bisect-check check tree export check-exported deps clean distclean help qemu poe-check
+.PHONY: run test bench insn-trace insn-profile bisect-check check tree export check-exported deps clean distclean help qemu poe-check
 
 help:
 	@echo "make run [ARCH=x86_64|arm64] [VARIANT=kasan|scratch]"
@@ -15,6 +15,9 @@ help:
 	@echo "make bench [ARCH=...] [ACCEL=kvm] overhead tables, base against patched"
 	@echo "make insn-trace ARCH=... CALL=madvise VMAS=32 [STATE=sealed]"
 	@echo "                               per-function instructions of one call, base against patched"
+	@echo "make insn-profile ARCH=arm64 RUN='pgtable_bench --only vmalloc'"
+	@echo "                               per-function instructions of a whole bench program"
+	@echo "                               run, base against patched, counted by a QEMU plugin"
 	@echo "make bisect-check [ARCH=...] [FROM=N] [TO=M]"
 	@echo "                               build and boot every patch of the series (or patches"
 	@echo "                               N..M, 1-based) on its own"
@@ -42,6 +45,9 @@ bench: deps tree
 insn-trace: deps tree
 	@scripts/deps.sh gdb-multiarch
 	@scripts/insn-trace.sh $(ARCH) $(CALL) $(VMAS) $(STATE)
+
+insn-profile: qemu tree
+	@scripts/insn-profile.sh $(ARCH) $(RUN)
 
 bisect-check: deps tree
 	@BISECT_FROM=$(FROM) BISECT_TO=$(TO) scripts/bisect-check.sh $(ARCH)

@@ -46,11 +46,15 @@ accel=(-accel tcg)
 	-rtc base=2026-01-01T00:00:00,clock=vm)
 [ $kvm = 1 ] && accel=(-accel kvm) machine[3]=host
 
+# Env QEMU_EXTRA: more QEMU options, split at blanks (make insn-profile's
+# -plugin).
+read -r -a extra <<< "${QEMU_EXTRA:-}"
+
 mkdir -p "$BUILD/logs"
 log=$BUILD/logs/$arch-$tag-$(date +%Y%m%d-%H%M%S).log
 cmdline="console=$CONSOLE panic=-1 rdinit=/init secretmem.enable=1 $append"
 {
-	echo "# qemu: $QEMU ${machine[*]} ${accel[*]} -smp $smp -m $mem"
+	echo "# qemu: $QEMU ${machine[*]} ${accel[*]} -smp $smp -m $mem${extra[*]:+ ${extra[*]}}"
 	echo "# qemu version: $("$QEMU" --version | head -1)"
 	echo "# kernel: ${kout#"$ROOT"/}/$IMAGE"
 	echo "# cmdline: $cmdline"
@@ -68,7 +72,7 @@ results() {
 }
 timeout -k 10 "$limit" "$QEMU" "${machine[@]}" "${accel[@]}" -smp "$smp" -m "$mem" \
 	-display none -monitor none -serial stdio -no-reboot -nic none \
-	-kernel "$kout/$IMAGE" -initrd "$initrd" "${gdb[@]}" \
+	-kernel "$kout/$IMAGE" -initrd "$initrd" "${gdb[@]}" "${extra[@]}" \
 	-append "$cmdline" < /dev/null 2>&1 | tee -a "$log" | results >&2
 status=${PIPESTATUS[0]}
 echo "$log"

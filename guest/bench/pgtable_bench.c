@@ -7,7 +7,7 @@
  * (a WRMSR of IA32_PKRS), batched inside lazy-MMU sections, and
  * page-table pages come from a pool of 2 MiB direct-map blocks.
  *
- * Usage: pgtable_bench [--reps N] [--big-reps M] [--cycles]
+ * Usage: pgtable_bench [--reps N] [--big-reps M] [--cycles] [--only GROUP]
  *
  * Rows, in the order they run; each is the median over N repetitions (M
  * for the two 1 GiB rows) of the time of one operation, in
@@ -61,6 +61,9 @@
  * quotes (scripts/bench-report.py):
  *   BENCHMETA pgtable_bench reps=N big_reps=M big_mib=1024 small_mib=64
  *             settle_us=U cycles=0|1 vmalloc_ops=8192
+ *
+ * --only GROUP (fork, munmap, touch, mprotect or vmalloc: make
+ * insn-profile) runs that group of rows alone.
  *
  * --cycles (make bench ACCEL=kvm passes it to every program) is accepted,
  * but this program counts no ref-cycles: it says so and reports time.
@@ -388,6 +391,14 @@ static void bench_vmalloc(void)
 	close(fd);
 }
 
+/* --only ROW (make insn-profile): one group of rows, not all of them. */
+static const char *only;
+
+static int want(const char *group)
+{
+	return !only || !strcmp(only, group);
+}
+
 int main(int argc, char **argv)
 {
 	int cycles = 0;
@@ -401,8 +412,10 @@ int main(int argc, char **argv)
 			big_reps = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--cycles")) {
 			cycles = 1;
+		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+			only = argv[++i];
 		} else {
-			fprintf(stderr, "%s: bad option '%s'\nUsage: %s [--reps N] [--big-reps M] [--cycles]\n",
+			fprintf(stderr, "%s: bad option '%s'\nUsage: %s [--reps N] [--big-reps M] [--cycles] [--only fork|munmap|touch|mprotect|vmalloc]\n",
 				BENCH_NAME, argv[i], BENCH_NAME);
 			return 2;
 		}
@@ -416,10 +429,15 @@ int main(int argc, char **argv)
 	have_switches = debugfs_probe(SWITCHES, "switches are -1");
 	fflush(stdout);
 
-	bench_fork();
-	bench_munmap();
-	bench_touch();
-	bench_mprotect();
-	bench_vmalloc();
+	if (want("fork"))
+		bench_fork();
+	if (want("munmap"))
+		bench_munmap();
+	if (want("touch"))
+		bench_touch();
+	if (want("mprotect"))
+		bench_mprotect();
+	if (want("vmalloc"))
+		bench_vmalloc();
 	return 0;
 }
