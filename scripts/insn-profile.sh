@@ -15,7 +15,12 @@
 # Env PROFILE_CPU: the -cpu to boot (default neoverse-n1: our QEMU's max
 # has FEAT_S1POE, and the question this answers is usually the cost of the
 # series where the protection is not active; PROFILE_CPU=max for the
-# other); TRACE_APPEND: more command-line words for the patched kernel.
+# other); TRACE_APPEND: more command-line words for the patched kernel;
+# PROFILE_ICOUNT=1: boot under -icount, so that timer ticks land at the
+# same instructions in every boot (off by default: our QEMU 9.0.1 runs
+# pgtable_bench >25x slower under -icount than Debian's 7.2, NOTES.md;
+# without it the ticks and what they run differ between the two boots, a
+# little noise in the functions the timer runs).
 # Needs the bench kernels (make bench ARCH=...).  arm64 only: it runs on
 # our QEMU 9.0.1, whose plugin API the plugin is written for.
 # Output: build/bench/ARCH-profile/{base,patched}.counts and the table on
@@ -55,6 +60,8 @@ build_bench_programs "$groot" "$arch" "$pdir/build.log"
 echo "run $prog 3000 /bench/$prog $*" | guest_etc "$groot"
 pack_initramfs "$groot" "$pdir/initramfs.cpio"
 
+icount=()
+[ "${PROFILE_ICOUNT:-0}" = 1 ] && icount=(--icount)
 for kind in base patched; do
 	info "profiling $prog $* on the $kind kernel (-cpu ${PROFILE_CPU:-neoverse-n1})"
 	cat "$pdir/initramfs.cpio" "$bdir/$arch-$kind/modules.cpio" > "$pdir/boot-$kind.cpio"
@@ -62,7 +69,7 @@ for kind in base patched; do
 	[ "$kind" = patched ] && [ -n "${TRACE_APPEND:-}" ] && extra=" $TRACE_APPEND"
 	log=$(QEMU_ARM64=$QEMU QEMU_CPU=${PROFILE_CPU:-neoverse-n1} QEMU_SMP=1 \
 		QEMU_EXTRA="-plugin $pdir/insncount.so,outfile=$pdir/$kind.counts" \
-		"$ROOT/scripts/boot.sh" "$arch" "$bdir/$arch-$kind" --icount \
+		"$ROOT/scripts/boot.sh" "$arch" "$bdir/$arch-$kind" "${icount[@]}" \
 		--name "profile-$kind" --initrd "$pdir/boot-$kind.cpio" \
 		--append "norandmaps random.trust_cpu=on$extra" --timeout 3000) ||
 		die "the $kind profile boot failed; console: ${log#"$ROOT"/}"
