@@ -13,34 +13,22 @@ Usage: insn-profile-report.py [--min N] [--per N]
        BASE.map BASE.counts PATCHED.map PATCHED.counts
 --per N divides every figure by N (the operations the run performed).
 """
-import bisect
 import collections
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ksyms import Symbols  # noqa: E402
 
 KERNEL_START = 0xffff000000000000
 
 
-class Symbols:
-    def __init__(self, system_map):
-        syms = []
-        with open(system_map) as f:
-            for line in f:
-                fields = line.split()
-                if len(fields) >= 3 and fields[1] in "tTwW":
-                    syms.append((int(fields[0], 16), fields[2]))
-        syms.sort()
-        self.addrs = [a for a, _ in syms]
-        self.names = [n for _, n in syms]
-        # System.map's text ends at _etext (or the last text symbol).
-        ends = [a for a, n in syms if n in ("_etext", "__etext")]
-        self.end = ends[0] if ends else (self.addrs[-1] if self.addrs else 0)
-
-    def name(self, pc):
-        if pc < KERNEL_START:
-            return "[user]"
-        if not self.addrs or pc < self.addrs[0] or pc >= self.end:
-            return "[other kernel: modules, vmalloc]"
-        return self.names[bisect.bisect_right(self.addrs, pc) - 1]
+def function(syms, pc):
+    if pc < KERNEL_START:
+        return "[user]"
+    if not syms.in_text(pc):
+        return "[other kernel: modules, vmalloc]"
+    return syms.name(pc)
 
 
 def profile(system_map, counts):
@@ -50,7 +38,7 @@ def profile(system_map, counts):
         for line in f:
             fields = line.split()
             if len(fields) == 2:
-                per_func[syms.name(int(fields[0], 16))] += int(fields[1])
+                per_func[function(syms, int(fields[0], 16))] += int(fields[1])
     return per_func
 
 

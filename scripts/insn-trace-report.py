@@ -12,26 +12,12 @@ up).  At most 40 such lines.
 
 Usage: insn-trace-report.py BASE.map BASE.trace PATCHED.map PATCHED.trace
 """
-import bisect
 import collections
+import os
 import sys
 
-
-class Symbols:
-    def __init__(self, system_map):
-        syms = []
-        with open(system_map) as f:
-            for line in f:
-                fields = line.split()
-                if len(fields) >= 3 and fields[1] in "tTwW":
-                    syms.append((int(fields[0], 16), fields[2]))
-        syms.sort()
-        self.addrs = [a for a, _ in syms]
-        self.names = [n for _, n in syms]
-
-    def name(self, pc):
-        i = bisect.bisect_right(self.addrs, pc) - 1
-        return self.names[i] if i >= 0 else "?"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ksyms import Symbols  # noqa: E402
 
 
 def profile(system_map, trace):
