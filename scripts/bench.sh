@@ -15,9 +15,14 @@
 # kpkeys=off (page tables not protected by kernel protection keys).  Env
 # BENCH_OFF: "pgtable" runs only pgtable_bench in it (the default on
 # x86_64, where QEMU emulates PKS), "all" the whole manifest (the report
-# then adds a table of every other row against the base), 0 no third boot
-# (the default on arm64: stock QEMU has no POE, so the patched kernel runs
-# with the feature inactive anyway).
+# then adds a table of every other row against the base), 0 no third boot.
+# Env BENCH_OFF_APPEND: more words for that boot's command line.  On arm64
+# with stock QEMU, which has no POE, kpkeys=off changes nothing (the
+# protection is inactive anyway), so the default there is BENCH_OFF=pgtable
+# with BENCH_OFF_APPEND=slab_virtual=off: its column is the series with
+# both features off, which splits the page-table rows' cost between
+# kpkeys' inactive code and SLAB_VIRTUAL's slab lookups (vmalloc allocates
+# and frees slab objects).
 #
 # arm64 runs on Debian's QEMU, which has no POE: the patched kernel's
 # page-table protection stays inactive there.  Env BENCH_QEMU=poe runs it
@@ -66,8 +71,13 @@ poe)
 "" | stock) ;;
 *) die "BENCH_QEMU must be poe or stock, not '$BENCH_QEMU'" ;;
 esac
+off_append=${BENCH_OFF_APPEND:-}
 case ${BENCH_OFF:-} in
-"") off=0; { [ "$arch" = x86_64 ] || [ -n "$qemu_note" ]; } && off=pgtable ;;
+"")
+	off=pgtable
+	[ "$arch" = x86_64 ] || [ -n "$qemu_note" ] ||
+		off_append=${BENCH_OFF_APPEND-slab_virtual=off}
+	;;
 0 | pgtable | all) off=$BENCH_OFF ;;
 *) die "BENCH_OFF must be pgtable, all or 0, not '$BENCH_OFF'" ;;
 esac
@@ -173,7 +183,7 @@ for kind in "${kinds[@]}"; do
 	kout=$bdir/$arch-$kind initrd=$bdir/$arch-guest/initramfs.cpio append=
 	if [ "$kind" = patched-off ]; then
 		kout=$bdir/$arch-patched initrd=$off_initrd
-		append=" kpkeys=off"
+		append=" kpkeys=off${off_append:+ $off_append}"
 	elif [ "$kind" = patched-svoff ]; then
 		kout=$bdir/$arch-patched initrd=$slab_initrd
 		append=" slab_virtual=off"
