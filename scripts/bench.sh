@@ -13,22 +13,21 @@
 #
 # A third boot, "patched-off", runs the patched kernel again with
 # kpkeys=off (page tables not protected by kernel protection keys).  Env
-# BENCH_OFF: "pgtable" runs only pgtable_bench in it (the default on
-# x86_64, where QEMU emulates PKS), "all" the whole manifest (the report
-# then adds a table of every other row against the base), 0 no third boot.
-# Env BENCH_OFF_APPEND: more words for that boot's command line.  On arm64
-# with stock QEMU, which has no POE, kpkeys=off changes nothing (the
-# protection is inactive anyway), so the default there is BENCH_OFF=pgtable
-# with BENCH_OFF_APPEND=slab_virtual=off: its column is the series with
-# both features off, which splits the page-table rows' cost between
-# kpkeys' inactive code and SLAB_VIRTUAL's slab lookups (vmalloc allocates
-# and frees slab objects).
+# BENCH_OFF: "pgtable" (the default) runs only pgtable_bench in it, "all"
+# the whole manifest (the report then adds a table of every other row
+# against the base), 0 no third boot.  Env BENCH_OFF_APPEND: more words for
+# that boot's command line.  On arm64 with stock QEMU, which has no POE,
+# kpkeys=off changes nothing (the protection is inactive anyway), so there
+# it defaults to slab_virtual=off: the column is then the series with both
+# features off, which splits the page-table rows' cost between kpkeys'
+# inactive code and SLAB_VIRTUAL's slab lookups (vmalloc allocates and
+# frees slab objects).
 #
 # arm64 runs on Debian's QEMU, which has no POE: the patched kernel's
 # page-table protection stays inactive there.  Env BENCH_QEMU=poe runs it
 # on our QEMU (qemu/, FEAT_S1POE for -cpu max, once 'make qemu' has built
 # it), where the protection is on, with the "patched-off" boot by default
-# (BENCH_OFF=pgtable, as on x86_64).  But QEMU 9.0.1 under -icount is
+# (BENCH_OFF=pgtable, without slab_virtual=off).  But QEMU 9.0.1 under -icount is
 # slow: pgtable_bench on the base kernel had not finished its first row
 # after 10 minutes, where Debian's 7.2 runs all of it in 25 s (without
 # -icount, 9.0.1 took 22 s).
@@ -71,16 +70,14 @@ poe)
 "" | stock) ;;
 *) die "BENCH_QEMU must be poe or stock, not '$BENCH_QEMU'" ;;
 esac
-off_append=${BENCH_OFF_APPEND:-}
 case ${BENCH_OFF:-} in
-"")
-	off=pgtable
-	[ "$arch" = x86_64 ] || [ -n "$qemu_note" ] ||
-		off_append=${BENCH_OFF_APPEND-slab_virtual=off}
-	;;
+"") off=pgtable ;;
 0 | pgtable | all) off=$BENCH_OFF ;;
 *) die "BENCH_OFF must be pgtable, all or 0, not '$BENCH_OFF'" ;;
 esac
+off_append=${BENCH_OFF_APPEND-}
+{ [ "$arch" = x86_64 ] || [ -n "$qemu_note" ]; } ||
+	off_append=${BENCH_OFF_APPEND-slab_virtual=off}
 case ${BENCH_SLAB_OFF:-} in
 "") slab_off=auto ;; # decided by the patched kernel's .config, once built
 0 | 1) slab_off=$BENCH_SLAB_OFF ;;
