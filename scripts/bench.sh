@@ -27,10 +27,10 @@
 # page-table protection stays inactive there.  Env BENCH_QEMU=poe runs it
 # on our QEMU (qemu/, FEAT_S1POE for -cpu max, once 'make qemu' has built
 # it), where the protection is on, with the "patched-off" boot by default
-# (BENCH_OFF=pgtable, without slab_virtual=off).  But QEMU 9.0.1 under -icount is
-# slow: pgtable_bench on the base kernel had not finished its first row
-# after 10 minutes, where Debian's 7.2 runs all of it in 25 s (without
-# -icount, 9.0.1 took 22 s).
+# (BENCH_OFF=pgtable, without slab_virtual=off).  But QEMU 9.0.1 under
+# -icount is slow: pgtable_bench on the base kernel had not finished its
+# first row after 10 minutes, where Debian's 7.2 runs all of it in 25 s
+# (without -icount, 9.0.1 took 22 s).
 #
 # A fourth boot, "patched-svoff", runs the patched kernel again with
 # slab_virtual=off (slabs in the linear map, as in the base kernel), running
