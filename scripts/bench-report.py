@@ -61,9 +61,10 @@ META = re.compile(r'^\s*BENCHMETA (\S+)((?: \w+=\d+)*)\s*$')
 PKS = re.compile(r'^\s*BENCHPKS (\S+) (\S+) (\d+) (-?\d+(?:\.\d+)?) (-?\d+)\s*$')
 SVC = re.compile(r'^\s*BENCHSLAB (\S+) (\S+) (\d+) (-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?) '
                  r'(-?\d+(?:\.\d+)?) (-?\d+) (-?\d+)\s*$')
-SVMEM = re.compile(r'^\s*BENCHSLABMEM((?: -?\d+){7})\s*$')
+# retained_pages: missing in consoles of before it existed (None then).
+SVMEM = re.compile(r'^\s*BENCHSLABMEM((?: -?\d+){7,8})\s*$')
 SVMEM_KEYS = ('metadata_pages', 'table_pages', 'carved_bytes', 'region_bytes',
-              'pinned_slabs', 'abandoned_slots', 'slab_kb')
+              'pinned_slabs', 'abandoned_slots', 'slab_kb', 'retained_pages')
 # What scripts/boot.sh writes at the top of a console, and what the kernel
 # says about parameters it does not know.
 CMDLINE = re.compile(r'^# cmdline: (.*?)\s*$')
@@ -147,8 +148,10 @@ def load(path):
                 continue
             c = SVMEM.match(line)
             if c:
+                vals = c.group(1).split()
+                vals += ['-1'] * (len(SVMEM_KEYS) - len(vals))
                 rows[('svmem',)] = {k: (None if int(x) < 0 else int(x))
-                                    for k, x in zip(SVMEM_KEYS, c.group(1).split())}
+                                    for k, x in zip(SVMEM_KEYS, vals)}
                 continue
             c = CMDLINE.match(line)
             if c and ('cmdline',) not in rows:
@@ -722,10 +725,14 @@ def slab_tables(a, base, patched, svoff, p, slab_csv, slabmem_csv):
              '.' if pm.get('region_bytes') is None else
              '; on the patched kernel, /sys/kernel/debug/slab_virtual: a region of %s of '
              'slab addresses, %s of it carved into slots, %s metadata pages and %s '
-             'page-table pages (never freed), %s pinned slabs and %s abandoned slots.'
+             'page-table pages (never freed), %s pinned slabs and %s abandoned slots; '
+             '%s pages of freed slabs retained in their slots for their caches\' next '
+             'slabs (reclaimable, part of the Slab line; given back after 1 to 2 s '
+             'unused, to reclaim, or at most a 256th of the RAM by default).'
              % (size(pm['region_bytes']), size(pm['carved_bytes']),
                 fmt(pm['metadata_pages'], '%d'), fmt(pm['table_pages'], '%d'),
-                fmt(pm['pinned_slabs'], '%d'), fmt(pm['abandoned_slots'], '%d'))))
+                fmt(pm['pinned_slabs'], '%d'), fmt(pm['abandoned_slots'], '%d'),
+                fmt(pm.get('retained_pages'), '%d'))))
         p('')
         for name, v in mem:
             slabmem_csv.append(','.join([name] + ['' if v[k] is None else str(v[k])

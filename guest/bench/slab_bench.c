@@ -156,7 +156,7 @@ static void boot_settle(void)
 struct sv {
 	long long region_bytes, carved_bytes, metadata_pages, table_pages;
 	long long pending_pages, freed_pages, tlb_flushes, pinned_slabs;
-	long long abandoned_slots;
+	long long abandoned_slots, retained_pages;
 };
 
 /* The counters now (opened for each read: debugfs files cannot seek). */
@@ -166,7 +166,7 @@ static void sv_read(struct sv *s)
 #define K(f) { #f, offsetof(struct sv, f) }
 		K(region_bytes), K(carved_bytes), K(metadata_pages), K(table_pages),
 		K(pending_pages), K(freed_pages), K(tlb_flushes), K(pinned_slabs),
-		K(abandoned_slots),
+		K(abandoned_slots), K(retained_pages),
 #undef K
 	};
 	char key[64];
@@ -561,9 +561,9 @@ static void memory_line(void)
 	struct sv s;
 
 	sv_read(&s);
-	printf("BENCHSLABMEM %lld %lld %lld %lld %lld %lld %lld\n", s.metadata_pages,
+	printf("BENCHSLABMEM %lld %lld %lld %lld %lld %lld %lld %lld\n", s.metadata_pages,
 	       s.table_pages, s.carved_bytes, s.region_bytes, s.pinned_slabs,
-	       s.abandoned_slots, slab_kb());
+	       s.abandoned_slots, slab_kb(), s.retained_pages);
 	fflush(stdout);
 }
 

@@ -307,11 +307,14 @@ class Slab(Logs):
         self.assertEqual(rows[('slab', 'batch', 'dgram', 16384)], (33000, 33100))
         self.assertEqual(rows[('svc', 'batch', 'dgram', 16384)], (0.0, 0.03, 0.6, 16, 0))
         self.assertEqual(rows[('svmem',)]['region_bytes'], 12884901888)
+        self.assertEqual(rows[('svmem',)]['retained_pages'], 700)
         self.assertEqual(rows[('meta', 'slab_bench')]['batch_msgs'], 512)
         rows = report.load(os.path.join(FX, 'bench-slab-base.log'))
         self.assertEqual(rows[('svc', 'all', 'fork', 1)], (0.0, None, None, None, None))
         self.assertIsNone(rows[('svmem',)]['metadata_pages'])
         self.assertEqual(rows[('svmem',)]['slab_kb'], 5400)
+        # A console of before retained_pages existed: 7 fields.
+        self.assertIsNone(rows[('svmem',)]['retained_pages'])
 
     def test_two_kernels(self):
         text = self.run_report(*self.logs('slab'))
@@ -390,8 +393,8 @@ class Slab(Logs):
                           '9.967,0.332,0.0000,0.0000,0.0000,0.0300,0.6000,16,0\n', f.read())
         with open(mem) as f:
             self.assertEqual(f.read().splitlines()[1:], [
-                'base,,,,,,,5400', 'patched,4100,12,20971520,12884901888,3,0,6900',
-                'slab_virtual=off,,,,,,,5420'])
+                'base,,,,,,,5400,', 'patched,4100,12,20971520,12884901888,3,0,6900,700',
+                'slab_virtual=off,,,,,,,5420,'])
         self.run_report(*self.logs('kvm'), '--csv', csv)
         self.assertFalse(os.path.exists(slab) or os.path.exists(mem))
 
