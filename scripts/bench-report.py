@@ -727,8 +727,8 @@ def slab_tables(a, base, patched, svoff, p, slab_csv, slabmem_csv):
              'slab addresses, %s of it carved into slots, %s metadata pages and %s '
              'page-table pages (never freed), %s pinned slabs and %s abandoned slots; '
              '%s pages of freed slabs retained in their slots for their caches\' next '
-             'slabs (reclaimable, part of the Slab line; given back after 1 to 2 s '
-             'unused, to reclaim, or at most a 256th of the RAM by default).'
+             'slabs (reclaimable, counted in the Slab line; by default at most a 256th '
+             'of the RAM, up to 64 MiB; given back after 1 to 2 s unused, or to reclaim).'
              % (size(pm['region_bytes']), size(pm['carved_bytes']),
                 fmt(pm['metadata_pages'], '%d'), fmt(pm['table_pages'], '%d'),
                 fmt(pm['pinned_slabs'], '%d'), fmt(pm['abandoned_slots'], '%d'),
