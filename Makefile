@@ -4,7 +4,7 @@
 ARCH ?= x86_64
 
 
-.PHONY: run test bench insn-trace insn-profile bisect-check check tree export check-exported deps clean distclean help qemu poe-check
+.PHONY: distro-check run test bench insn-trace insn-profile bisect-check check tree export check-exported deps clean distclean help qemu poe-check
 
 help:
 	@echo "make run [ARCH=x86_64|arm64] [VARIANT=kasan|scratch]"
@@ -12,6 +12,10 @@ help:
 	@echo "                               control kernel, configs/control-ARCH-VARIANT.config);"
 	@echo "                               arm64 boots on our QEMU (make qemu) when it is built"
 	@echo "make test                      everything CI checks (host checks, both arches)"
+	@echo "make distro-check [ARCH=x86_64|arm64] [FLAVOUR=none|rt]"
+	@echo "                               the series in Debian's own configuration, booted"
+	@echo "                               through UEFI with disk, swap and network I/O"
+	@echo "                               (arm64: on Debian's QEMU and on ours, POE enforced)"
 	@echo "make bench [ARCH=...] [ACCEL=kvm] overhead tables, base against patched"
 	@echo "make insn-trace ARCH=... CALL=madvise VMAS=32 [STATE=sealed]"
 	@echo "                               per-function instructions of one call, base against patched"
@@ -38,6 +42,9 @@ run: deps tree
 
 test: deps
 	@scripts/test.sh
+
+distro-check: deps tree
+	@scripts/distro-check.sh $(ARCH) $(or $(FLAVOUR),none)
 
 bench: deps tree
 	@scripts/bench.sh $(ARCH)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Install the Debian packages the harness needs, from Debian's archive only:
 # those of every architecture (scripts/arches), those that build our QEMU
-# (make qemu: ninja-build ... libfdt-dev) and PACKAGES (make insn-trace:
+# (make qemu: ninja-build ... libslirp-dev), the UEFI firmware and disk
+# tools of make distro-check, and PACKAGES (make insn-trace:
 # gdb-multiarch).  Without root (and without password-less
 # sudo) print the command and stop.
 #
@@ -11,7 +12,8 @@ set -euo pipefail
 
 pkgs="linux-source-6.1 linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 cpio xz-utils rsync git python3 perl python3-ply python3-git ccache
-ninja-build pkg-config python3-venv libglib2.0-dev libpixman-1-dev libfdt-dev $*"
+ninja-build pkg-config python3-venv libglib2.0-dev libpixman-1-dev libfdt-dev libslirp-dev
+e2fsprogs ovmf qemu-efi-aarch64 $*"
 for arch in $(arches); do
 	arch_vars "$arch"
 	pkgs="$pkgs ${PKGS//,/ }"

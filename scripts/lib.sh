@@ -109,3 +109,98 @@ upstream_selftests() {
 	fi
 	echo "$dir"
 }
+
+# Debian's name of an architecture of scripts/arches.
+distro_debarch() {
+	case $1 in
+	x86_64) echo amd64 ;;
+	arm64) echo arm64 ;;
+	*) die "no Debian architecture for '$1'" ;;
+	esac
+}
+
+# Debian packages of another architecture, from Debian's archive, unpacked
+# (never installed) into the cache; prints the directory.  apt's list of
+# architectures is put back as it was.
+DISTRO_CACHE=${SEED_DISTRO_CACHE:-$HOME/.cache/seed-distro}
+distro_unpack() { # DEBARCH PACKAGE...
+	local debarch=$1 dir added=0 p
+	shift
+	dir=$DISTRO_CACHE/$debarch
+	mkdir -p "$dir/debs"
+	for p in "$@"; do
+		[ -f "$dir/debs/$p.ok" ] && continue
+		if [ "$debarch" != "$(dpkg --print-architecture)" ] &&
+			! dpkg --print-foreign-architectures | grep -qx "$debarch"; then
+			dpkg --add-architecture "$debarch"
+			added=1
+			apt-get update -q >/dev/null 2>&1 || true
+		fi
+		( cd "$dir/debs" && rm -f "${p}"_*.deb &&
+			apt-get download -q "$p:$debarch" >/dev/null 2>&1 ) ||
+			{ [ $added = 0 ] || { dpkg --remove-architecture "$debarch"; apt-get update -q >/dev/null 2>&1; }
+			  die "apt-get download $p:$debarch failed"; }
+		dpkg -x "$dir/debs/${p}"_*.deb "$dir/root"
+		touch "$dir/debs/$p.ok"
+	done
+	if [ $added = 1 ]; then
+		dpkg --remove-architecture "$debarch"
+		apt-get update -q >/dev/null 2>&1 || true
+	fi
+	echo "$dir/root"
+}
+
+# Debian's kernel configurations for ARCH, uncompressed; prints their directory.
+distro_fetch() {
+	local root debarch
+	debarch=$(distro_debarch "$1")
+	root=$(distro_unpack "$debarch" linux-config-6.1 busybox-static) || exit 1
+	for f in "$root"/usr/src/linux-config-6.1/config.*.xz; do
+		[ -f "${f%.xz}" ] || xz -dk "$f"
+	done
+	echo "$root/usr/src/linux-config-6.1"
+}
+
+# The devices of a field boot (make distro-check, and the test kernels with
+# configs/field.config): UEFI firmware from Debian (its variables in a copy
+# the guest may write), a fresh ext4 disk with 1 KiB blocks (its journal's
+# buffers then come from slab) and a swap disk, and a network restricted to
+# QEMU's user networking with one peer at 10.0.2.100:80 that QEMU runs per
+# connection (scripts/netpeer.py): nothing listens on the host.  Sets the
+# array FIELD_QEMU_ARGS.
+field_devices() { # ARCH DIR DISK_MIB SWAP_MIB
+	local code vars
+	case $1 in
+	x86_64) code=/usr/share/OVMF/OVMF_CODE_4M.fd vars=/usr/share/OVMF/OVMF_VARS_4M.fd ;;
+	arm64) code=/usr/share/AAVMF/AAVMF_CODE.fd vars=/usr/share/AAVMF/AAVMF_VARS.fd ;;
+	*) die "no UEFI firmware for $1" ;;
+	esac
+	[ -f "$code" ] || die "$code missing: run 'make deps'"
+	mkdir -p "$2"
+	cp "$vars" "$2/vars.fd"
+	rm -f "$2/disk.img" "$2/swap.img"
+	truncate -s "${3}M" "$2/disk.img"
+	mkfs.ext4 -q -F -b 1024 -L field "$2/disk.img"
+	truncate -s "${4}M" "$2/swap.img"
+	mkswap -q "$2/swap.img" > /dev/null
+	FIELD_QEMU_ARGS=(
+		-drive "if=pflash,format=raw,readonly=on,file=$code"
+		-drive "if=pflash,format=raw,file=$2/vars.fd"
+		-drive "file=$2/disk.img,format=raw,if=none,id=disk"
+		-device virtio-blk-pci,drive=disk
+		-drive "file=$2/swap.img,format=raw,if=none,id=swap"
+		-device virtio-blk-pci,drive=swap
+		-netdev "user,id=net,restrict=on,guestfwd=tcp:10.0.2.100:80-cmd:python3 $ROOT/scripts/netpeer.py"
+		-device virtio-net-pci,netdev=net,romfile=
+	)
+}
+
+# Busybox and the field workload's programs (guest/field) into ROOTDIR,
+# for a guest whose manifest runs them.
+field_guest() { # ARCH ROOTDIR
+	local bb
+	bb=$(distro_unpack "$(distro_debarch "$1")" busybox-static)/bin/busybox
+	mkdir -p "$2/bin"
+	install -m 755 "$bb" "$2/bin/busybox"
+	ln -sf busybox "$2/bin/sh"
+}

@@ -23,9 +23,10 @@ default_src=$ROOT/../shared/qemu/qemu-9.0.1.tar.xz
 QEMU_SRC=${QEMU_SRC:-$default_src}
 CACHE=${SEED_QEMU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/seed-qemu}
 
-# Exactly the configure line of ../shared/qemu/README.md.
+# The configure line of ../shared/qemu/README.md, with user networking
+# (libslirp-dev) for make distro-check.
 CONFIGURE_ARGS=(--target-list=aarch64-softmmu --disable-docs --disable-tools
-	--disable-guest-agent --disable-slirp --disable-gtk --disable-sdl
+	--disable-guest-agent --enable-slirp --disable-gtk --disable-sdl
 	--disable-vnc --disable-opengl --disable-capstone --disable-werror
 	--disable-install-blobs --disable-download)
 
