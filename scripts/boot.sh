@@ -9,6 +9,8 @@
 # Usage: boot.sh ARCH KOUT [--icount | --kvm] [--timeout SECONDS]
 #                [--name TAG] [--append "ARGS"] [--initrd FILE]
 #                [--gdb PORT]   (start stopped, gdb stub on 127.0.0.1:PORT)
+#                [--field]      (UEFI, an ext4 and a swap disk, a network:
+#                                field_devices in lib.sh)
 # Prints the log path on stdout; exits with QEMU's status (124: killed at
 # the time limit).
 set -uo pipefail
@@ -17,7 +19,7 @@ set -uo pipefail
 [ $# -ge 2 ] || die "usage: $0 ARCH KOUT [options]"
 arch=$1 kout=$(realpath "$2")
 shift 2
-icount=0 kvm=0 gdb=() limit=${BOOT_TIMEOUT:-1500} tag=test append= initrd=$kout/initramfs.cpio
+icount=0 kvm=0 field=0 gdb=() limit=${BOOT_TIMEOUT:-1500} tag=test append= initrd=$kout/initramfs.cpio
 while [ $# -gt 0 ]; do
 	case $1 in
 	--icount) icount=1 ;;
@@ -27,6 +29,7 @@ while [ $# -gt 0 ]; do
 	--initrd) initrd=$(realpath "$2"); shift ;;
 	--kvm) kvm=1 ;;
 	--gdb) gdb=(-S -gdb "tcp:127.0.0.1:$2"); shift ;;
+	--field) field=1 ;;
 	*) die "unknown option $1" ;;
 	esac
 	shift
@@ -54,7 +57,7 @@ mkdir -p "$BUILD/logs"
 log=$BUILD/logs/$arch-$tag-$(date +%Y%m%d-%H%M%S).log
 cmdline="console=$CONSOLE panic=-1 rdinit=/init secretmem.enable=1 $append"
 {
-	echo "# qemu: $QEMU ${machine[*]} ${accel[*]} -smp $smp -m $mem${extra[*]:+ ${extra[*]}}"
+	echo "# qemu: $QEMU ${machine[*]} ${accel[*]} -smp $smp -m $mem${extra[*]:+ ${extra[*]}}$([ $field = 0 ] || echo ' (field devices)')"
 	echo "# qemu version: $("$QEMU" --version | head -1)"
 	echo "# kernel: ${kout#"$ROOT"/}/$IMAGE"
 	echo "# cmdline: $cmdline"
@@ -63,15 +66,20 @@ ln -sf "$(basename "$log")" "$BUILD/logs/$arch-$tag-latest.log"
 ln -sf "$(basename "$log")" "$BUILD/logs/$arch-latest.log"
 info "console: ${log#"$ROOT"/} (tail -f ${BUILD#"$ROOT"/}/logs/$arch-latest.log to follow it)"
 
-# -nic none: no test needs a network, and our QEMU (qemu/) is built
-# without the option ROMs a default NIC loads.
+# -nic none: no default NIC (our QEMU, qemu/, is built without the option
+# ROMs one loads); a field boot adds its own network.
+devices=(-nic none)
+if [ $field = 1 ]; then
+	field_devices "$arch" "$kout/field-$tag" 160 256
+	devices+=("${FIELD_QEMU_ARGS[@]}")
+fi
 # The guest's results, as kunit.py shows them: lines of KTAP, unbuffered.
 results() {
 	grep --line-buffered -E '^(\[ *[0-9.]+\] )?((not )?ok [0-9]|# running )|^ +not ok [0-9]' |
 		sed -u -e 's/\r$//' -e 's/^/    /'
 }
 timeout -k 10 "$limit" "$QEMU" "${machine[@]}" "${accel[@]}" -smp "$smp" -m "$mem" \
-	-display none -monitor none -serial stdio -no-reboot -nic none \
+	-display none -monitor none -serial stdio -no-reboot "${devices[@]}" \
 	-kernel "$kout/$IMAGE" -initrd "$initrd" "${gdb[@]}" "${extra[@]}" \
 	-append "$cmdline" < /dev/null 2>&1 | tee -a "$log" | results >&2
 status=${PIPESTATUS[0]}

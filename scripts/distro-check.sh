@@ -81,7 +81,13 @@ boot() { # LABEL QEMU
 record() { # LABEL QEMU VERDICT SECONDS
 	local tree dirty= res=pass
 	tree=$(git -C "$ROOT" rev-parse --short=12 HEAD:patches)
-	[ -z "$(git -C "$ROOT" status --porcelain -- patches)" ] || dirty=" (uncommitted changes)"
+	# The kernel is built from build/linux: the row names patches/ only
+	# if that is what build/linux holds, and patches/ is committed.
+	if [ -n "$(git -C "$ROOT" status --porcelain -- patches)" ]; then
+		dirty=" (uncommitted changes)"
+	elif ! "$ROOT/scripts/check-exported.sh" > /dev/null 2>&1; then
+		dirty=" (build/linux differs)"
+	fi
 	[ "$3" = 0 ] || res="**FAIL**"
 	printf '| %s | %s%s | %s | %s | %s | %s | %d s |\n' "$(date -u +%Y-%m-%dT%H:%MZ)" \
 		"$tree" "$dirty" "$1" "config.$(distro_debarch "$arch")_${flavour}_$(distro_debarch "$arch")" \

@@ -3,6 +3,7 @@
 # manifest entries for that architecture, into an initramfs.
 #
 # Usage: guest.sh ARCH KOUT    (KOUT: the kernel build dir, for its headers)
+# Env GUEST_LABEL: the kernel's label (scripts/run-arch.sh), for its manifest
 # Output: KOUT/guest/ (programs) and KOUT/initramfs.cpio
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -31,5 +32,10 @@ if [ -f "$kout/lib/test_vmalloc.ko" ]; then
 		"$kout/lib/test_vmalloc.ko"
 fi
 
-"$ROOT/scripts/manifest.sh" init "$arch" | guest_etc "$root"
+# The field steps (guest/field) run under busybox.
+[ ! -d "$root/field" ] || field_guest "$arch" "$root"
+
+# The manifest of the kernel's label (env GUEST_LABEL, e.g. x86_64-kasan),
+# which may leave out lines of its architecture (=LABEL in guest/manifest).
+"$ROOT/scripts/manifest.sh" init "${GUEST_LABEL:-$arch}" | guest_etc "$root"
 pack_initramfs "$root" "$kout/initramfs.cpio"

@@ -7,6 +7,8 @@ set -eu
 rounds=${1:-3}
 list=/lib/modules/field.list
 [ -s "$list" ] || { echo "modules: no $list"; exit 1; }
+# A failed round unloads what it loaded.
+trap 'swapoff /dev/zram0 2>/dev/null; for m in $(sed "1!G;h;\$!d" "$list"); do rmmod "$m" 2>/dev/null; done; true' EXIT
 r=1
 while [ $r -le "$rounds" ]; do
 	for m in $(cat "$list"); do
@@ -15,7 +17,7 @@ while [ $r -le "$rounds" ]; do
 	if [ -e /sys/block/zram0 ]; then
 		echo 64M > /sys/block/zram0/disksize
 		mkswap /dev/zram0 > /dev/null
-		swapon -p 10 /dev/zram0
+		swapon /dev/zram0
 		swapoff /dev/zram0
 		echo 1 > /sys/block/zram0/reset
 	fi

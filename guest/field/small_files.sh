@@ -5,6 +5,7 @@
 set -eu
 n=${1:-3000}
 d=/mnt/disk/small
+trap 'rm -rf "$d"' EXIT
 rm -rf "$d"
 i=0
 while [ $i -lt "$n" ]; do
