@@ -27,6 +27,14 @@ else
 	echo "$out" | sed 's/^/        /'
 fi
 
+# README.md's table of patches (count, numbers, subjects) is patches/'s.
+if out=$(python3 "$ROOT/scripts/readme-check.py" "$ROOT" 2>&1); then
+	record PASS readme-patches "README.md lists the $(series_patches | wc -l) patches of patches/series"
+else
+	record FAIL readme-patches "$(echo "$out" | head -1)"
+	echo "$out" | sed 's/^/        /'
+fi
+
 # checkpatch: FILE_PATH_CHANGES only asks whether MAINTAINERS needs an
 # update for new files, and UNKNOWN_COMMIT_ID that an upstream commit a
 # message credits is in build/linux, which holds Debian's source without
