@@ -7,7 +7,8 @@
 # ask for must be in the result.
 #
 # Usage: distro-config.sh ARCH FLAVOUR OUTDIR [SRCDIR]
-#   FLAVOUR  none (config.ARCH_none_ARCH) or rt (config.ARCH_rt_ARCH)
+#   FLAVOUR  none (config.ARCH_none_ARCH) or rt (config.ARCH_rt_ARCH,
+#            with configs/distro-rt.config)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -23,6 +24,7 @@ out=$(realpath "$out")
 frag=$out/distro.fragment
 {
 	cat "$ROOT/configs/distro.config"
+	[ "$flavour" = none ] || cat "$ROOT/configs/distro-$flavour.config"
 	awk '!/^#/ && NF { print "CONFIG_" $1 "=m" }' "$ROOT/configs/distro-modules"
 } > "$frag"
 # Debian's build keys are not ours: the build makes a signing key of its own.

@@ -30,6 +30,10 @@ if [ "$boot_only" = 1 ]; then
 elif [ -n "$variant" ]; then
 	extra=$ROOT/configs/control-$label.config
 	[ -f "$extra" ] || die "RUN_VARIANT=$variant: no configs/control-$label.config"
+else
+	# The main kernel boots like a field machine (configs/field.config).
+	extra=$ROOT/configs/field.config
+	[ ! -f "$ROOT/configs/field-$arch.config" ] || extra="$extra $ROOT/configs/field-$arch.config"
 fi
 start=$(date +%s)
 
@@ -42,7 +46,7 @@ if [ "$boot_only" != 1 ]; then
 	CONFIG_EXTRA="$extra ${CONFIG_EXTRA:-}" "$ROOT/scripts/configure.sh" "$arch" test patched "$out" ||
 		step_failed configure "$out/configure.log (and the messages above)"
 	"$ROOT/scripts/build.sh" "$arch" "$out" || step_failed build "$out/build.log"
-	"$ROOT/scripts/guest.sh" "$arch" "$out" || step_failed initramfs "$out/guest/build.log"
+	GUEST_LABEL=$label "$ROOT/scripts/guest.sh" "$arch" "$out" || step_failed initramfs "$out/guest/build.log"
 fi
 expected=$BUILD/$label/expected
 mkdir -p "$BUILD/$label"
@@ -52,7 +56,10 @@ mkdir -p "$BUILD/$label"
 limit=${BOOT_TIMEOUT:-1500}
 info "booting $label under QEMU (TCG, $QEMU -cpu ${QEMU_CPU:-max}), limit $limit s"
 set +e
-log=$("$ROOT/scripts/boot.sh" "$arch" "$out" --timeout "$limit" ${variant:+--name "$variant"})
+# A kernel built for it boots with UEFI, disks and a network.
+field=
+grep -q '^CONFIG_VIRTIO_BLK=y' "$out/.config" && field=--field
+log=$("$ROOT/scripts/boot.sh" "$arch" "$out" --timeout "$limit" ${variant:+--name "$variant"} $field)
 qs=$?
 set -e
 # QEMU exits 0 when the guest stops, even after a panic (-no-reboot), and

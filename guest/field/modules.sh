@@ -8,7 +8,7 @@ rounds=${1:-3}
 list=/lib/modules/field.list
 [ -s "$list" ] || { echo "modules: no $list"; exit 1; }
 # A failed round unloads what it loaded.
-trap 'swapoff /dev/zram0 2>/dev/null; for m in $(sed "1!G;h;\$!d" "$list"); do rmmod "$m" 2>/dev/null; done; true' EXIT
+trap 'set +e; swapoff /dev/zram0 2>/dev/null; for m in $(sed "1!G;h;\$!d" "$list"); do rmmod "$m" 2>/dev/null; done' EXIT
 r=1
 while [ $r -le "$rounds" ]; do
 	for m in $(cat "$list"); do
