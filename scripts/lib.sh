@@ -3,7 +3,7 @@
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
-KSRC=${KSRC:-$BUILD/linux}
+KSRC=$BUILD/linux
 PATCHES=${PATCHES:-$ROOT/patches}
 BASE_PKG=linux-source-6.1
 BASE_TARBALL=${BASE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
