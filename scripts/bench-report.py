@@ -429,11 +429,19 @@ def pgtable_tables(a, base, patched, off, p, pgt_csv):
     has_off = any(('pgtable', 'all', row, n) in off for row, _, n in rows)
     alone = not other_rows(off)
     # What a level switch is on each architecture.
-    mech, write, reg, insn, regname = {
+    # What a write costs is what the CPU does for it: an ISB on arm64 (the
+    # accesses after an MSR to POR_EL1 see the new permissions only after a
+    # context synchronization); on x86 a WRMSR to IA32_PKRS is not
+    # serializing, but, as WRPKRU, it orders the accesses after it.
+    mech, write, reg, insn, regname, cost = {
         'arm64': ('arm64 POE, the stage 1 permission overlay', 'a write of POR_EL1 and an ISB',
-                  'POR_EL1', 'an MSR', 'POR_EL1'),
+                  'POR_EL1', 'an MSR', 'POR_EL1',
+                  'where each is an MSR followed by an ISB, a context synchronization '
+                  'that the accesses after it wait for'),
     }.get(a.arch, ('x86 PKS', 'a WRMSR of IA32_PKRS, batched inside lazy-MMU sections',
-                   'PKRS', 'a WRMSR', 'IA32_PKRS'))
+                   'PKRS', 'a WRMSR', 'IA32_PKRS',
+                   'where each is a WRMSR of IA32_PKRS: not a serializing one (unlike most '
+                   'WRMSRs), but, like WRPKRU, one that the accesses after it wait for'))
     p('## %s: page tables' % a.arch)
     p('')
     p('Base: the unpatched kernel. Patched: the series; where it protects page tables '
@@ -513,7 +521,7 @@ def pgtable_tables(a, base, patched, off, p, pgt_csv):
 
     p('**%s writes per operation: what real hardware pays for; under -icount %s '
       'counts as one instruction**, so the time above cannot show what these writes cost '
-      'on a CPU, where each is a serializing register write. Each figure is the change of '
+      'on a CPU, %s. Each figure is the change of '
       '/sys/kernel/debug/kpkeys/switches (level switches, that is %s writes, on '
       'all CPUs) over the row\'s timed operations divided by their number (- where the '
       'kernel has no such counter; with kpkeys=off the patched kernel may have none, and '
@@ -522,7 +530,7 @@ def pgtable_tables(a, base, patched, off, p, pgt_csv):
       'row, setup included: 2 MiB and 1 GiB direct-map entries split into smaller ones '
       '(the pool takes page-table pages from 2 MiB blocks; - where the counters are '
       'missing). Rows ran in this order in one boot, so a later row may reuse blocks or '
-      'entries an earlier row split.%s' % (reg, insn, regname, (
+      'entries an earlier row split.%s' % (reg, insn, cost, regname, (
           ' vmalloc rows: the switches of the module loads that ran the test, less those of '
           'as many loads that ran none (loading maps the module with vmalloc too), divided by '
           'the loops.' if has_vmalloc else '')))
