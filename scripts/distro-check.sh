@@ -55,6 +55,12 @@ x86_64) machine=(-M q35 -cpu max) ;;
 arm64) machine=(-M virt -cpu max) ;;
 esac
 
+# Debian's rt configurations turn the UEFI runtime services off by default
+# (EFI_DISABLE_RUNTIME=y); efi=runtime turns them on, so that the efivars
+# step calls them there too, with the page tables protected.
+cmdline="console=$CONSOLE panic=-1 rdinit=/init secretmem.enable=1"
+[ "$flavour" = rt ] && cmdline="$cmdline efi=runtime"
+
 boot() { # LABEL QEMU
 	local label=$1 qemu=$2 blog status=0 t0 verdict=0
 	field_devices "$arch" "$field" 384 512
@@ -67,7 +73,7 @@ boot() { # LABEL QEMU
 		-smp 2 -m "${DISTRO_MEM:-768M}" \
 		"${FIELD_QEMU_ARGS[@]}" \
 		-kernel "$out/$IMAGE" -initrd "$field/initramfs.cpio" \
-		-append "console=$CONSOLE panic=-1 rdinit=/init secretmem.enable=1" \
+		-append "$cmdline" \
 		-display none -monitor none -serial stdio -no-reboot < /dev/null > "$blog" 2>&1 ||
 		status=$?
 	python3 "$ROOT/scripts/verdict.py" --arch "$label" --expect "$field/expect" \
