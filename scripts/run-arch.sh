@@ -8,7 +8,8 @@
 # running ARCH's manifest (and the lines for ARCH-NAME); its results are
 # named ARCH-NAME.  With RUN_BOOT_ONLY=1 as well, nothing is built: ARCH's
 # test kernel and initramfs, as the last run left them, boot again under
-# the name ARCH-NAME (scripts/test.sh: arm64 on a CPU without POE).
+# the name ARCH-NAME (scripts/test.sh: arm64 on a CPU without POE), with
+# env RUN_APPEND added to its command line (x86_64 with pti=on).
 # A step that fails (configure, build, initramfs, boot, verdict) is named,
 # with the log to read, on stderr and as "FAIL ARCH:step:NAME" result.
 set -euo pipefail
@@ -59,7 +60,9 @@ set +e
 # A kernel built for it boots with UEFI, disks and a network.
 field=
 grep -q '^CONFIG_VIRTIO_BLK=y' "$out/.config" && field=--field
-log=$("$ROOT/scripts/boot.sh" "$arch" "$out" --timeout "$limit" ${variant:+--name "$variant"} $field)
+append=()
+[ -z "${RUN_APPEND:-}" ] || append=(--append "$RUN_APPEND")
+log=$("$ROOT/scripts/boot.sh" "$arch" "$out" --timeout "$limit" ${variant:+--name "$variant"} $field "${append[@]}")
 qs=$?
 set -e
 # QEMU exits 0 when the guest stops, even after a panic (-no-reboot), and
