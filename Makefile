@@ -4,7 +4,7 @@
 ARCH ?= x86_64
 
 
-.PHONY: distro-check run test bench insn-trace insn-profile bisect-check check tree export check-exported deps clean distclean help qemu poe-check
+.PHONY: distro-check run test bench bench-check insn-trace insn-profile bisect-check check tree export check-exported deps clean distclean help qemu poe-check
 
 help:
 	@echo "make run [ARCH=x86_64|arm64] [VARIANT=kasan|scratch]"
@@ -17,6 +17,7 @@ help:
 	@echo "                               through UEFI with disk, swap and network I/O"
 	@echo "                               (arm64: on Debian's QEMU and on ours, POE enforced)"
 	@echo "make bench [ARCH=...] [ACCEL=kvm] overhead tables, base against patched"
+	@echo "make bench-check [REV=HEAD] [ARCH=...] [BASE_ONLY=1]  the tables of bench/RESULTS.md against those committed at REV, cell by cell"
 	@echo "make insn-trace ARCH=... CALL=madvise VMAS=32 [STATE=sealed]"
 	@echo "                               per-function instructions of one call, base against patched"
 	@echo "make insn-profile ARCH=arm64 RUN='pgtable_bench --only vmalloc'"
@@ -48,6 +49,12 @@ distro-check: deps tree
 
 bench: deps tree
 	@scripts/bench.sh $(ARCH)
+
+# After a make bench: did it reproduce the figures committed at REV?
+bench-check:
+	@git show $(or $(REV),HEAD):bench/RESULTS.md > build/RESULTS.committed.md
+	@python3 scripts/bench-check.py build/RESULTS.committed.md bench/RESULTS.md \
+		$(if $(filter command line environment,$(origin ARCH)),--arch $(ARCH)) $(if $(BASE_ONLY),--base-only)
 
 insn-trace: deps tree
 	@scripts/deps.sh gdb-multiarch

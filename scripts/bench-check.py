@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Compare two bench/RESULTS.md files row by row (issue 35).
+
+Usage: bench-check.py OLD NEW [--arch ARCH] [--base-only]
+
+Each "## ARCH: topic" section's tables are matched by section, table
+heading and the row's leading label cells; every cell that differs is
+printed.  The "Measured (sha256)" line of each section says which kernels
+and initramfs made the figures: when those match and rows differ, the
+guest is not deterministic; when they differ, different inputs explain
+the rows.  --base-only compares only the base kernel's columns (those
+named t beside a t_patched, or starting with "base"), for runs whose
+patched kernel changed.
+
+Exit status: 0 when every compared cell is identical, 1 otherwise.
+"""
+import re
+import sys
+
+
+def parse(path, arch):
+    """{(section, table, label): {column: value}}, {section: {input: sha}}."""
+    rows, inputs = {}, {}
+    section = table = None
+    header = None
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("## "):
+                section = line[3:].strip()
+                table, header = None, None
+                continue
+            if section is None or (arch and not section.startswith(arch + ":")):
+                continue
+            if line.startswith("### "):
+                table, header = line[4:].strip(), None
+                continue
+            if line.startswith("Measured (sha256):"):
+                inputs[section] = dict(
+                    (k.strip(), v) for k, v in
+                    re.findall(r"([^,:`]+?) `([0-9a-f]{64})`", line[18:]))
+                continue
+            if not line.startswith("|"):
+                header = None if not line.strip() else header
+                continue
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if header is None:
+                header = cells
+                continue
+            if all(re.fullmatch(r":?-+:?", c) for c in cells):
+                continue
+            # Label cells: the leading cells that are not numbers.
+            n = 0
+            while n < len(cells) - 1 and not re.fullmatch(r"[-+]?[0-9][0-9.,]*%?", cells[n]):
+                n += 1
+            n = max(n, 1)
+            # Numeric label cells (vmas, pages) are part of the key too:
+            # take the cells up to the first header named like a figure.
+            for i, h in enumerate(header):
+                if re.match(r"(t|t_|base|patched|delta|%|median)", h):
+                    n = max(n, i)
+                    break
+            key = (section, table or "", " | ".join(cells[:n]))
+            rows[key] = dict(zip(header[n:], cells[n:]))
+    return rows, inputs
+
+
+def base_column(name, columns):
+    """t is the base kernel's only where the table has a t_patched too."""
+    if name == "t":
+        return "t_patched" in columns
+    return name.lower().startswith("base")
+
+
+def main(argv):
+    args = [a for a in argv if not a.startswith("--")]
+    arch = None
+    if "--arch" in argv:
+        arch = argv[argv.index("--arch") + 1]
+        args.remove(arch)
+    base_only = "--base-only" in argv
+    if len(args) != 2:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    old, old_in = parse(args[0], arch)
+    new, new_in = parse(args[1], arch)
+    for section in sorted(set(old_in) | set(new_in)):
+        a, b = old_in.get(section, {}), new_in.get(section, {})
+        same = [k for k in a if b.get(k) == a[k]]
+        diff = [k for k in a if k in b and b[k] != a[k]]
+        print(f"{section}: inputs identical: {', '.join(same) or 'none'}"
+              f"{'; different: ' + ', '.join(diff) if diff else ''}")
+    differ = compared = 0
+    for key in sorted(set(old) & set(new)):
+        for col, val in old[key].items():
+            if base_only and not base_column(col, old[key]):
+                continue
+            if col not in new[key]:
+                continue
+            compared += 1
+            if new[key][col] != val:
+                differ += 1
+                print(f"  {key[0]} / {key[1][:50]} / {key[2]}: {col} {val} -> {new[key][col]}")
+    only = len(set(old) ^ set(new))
+    print(f"{compared} cells compared, {differ} differ"
+          f"{f'; {only} rows in only one file' if only else ''}")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
