@@ -8,9 +8,10 @@ heading and the row's leading label cells; every cell that differs is
 printed.  The "Measured (sha256)" line of each section says which kernels
 and initramfs made the figures: when those match and rows differ, the
 guest is not deterministic; when they differ, different inputs explain
-the rows.  --base-only compares only the base kernel's columns (those
-named t beside a t_patched, or starting with "base"), for runs whose
-patched kernel changed.
+the rows.  --base-only compares only the base kernel's figures (in rows
+with a patched column: t, "t per ...", base...; not t_* variants of the
+patched kernel, deltas or percentages), for runs whose patched kernel
+changed.
 
 Exit status: 0 when every compared cell is identical, 1 otherwise.
 """
@@ -66,10 +67,13 @@ def parse(path, arch):
 
 
 def base_column(name, columns):
-    """t is the base kernel's only where the table has a t_patched too."""
-    if name == "t":
-        return "t_patched" in columns
-    return name.lower().startswith("base")
+    """In a row that compares the base with the patched kernel, every
+    figure that is not the patched kernel's, a difference or a ratio."""
+    if not any("patched" in c for c in columns):
+        return False
+    if name.startswith("t_"):       # t_patched, t_patched-off, t_slab_virtual=off
+        return False
+    return not any(w in name for w in ("patched", "delta", "%", "per_vma"))
 
 
 def main(argv):

@@ -62,6 +62,14 @@ class BenchCheck(unittest.TestCase):
         rc, out = run(old, new, '--base-only')
         self.assertEqual(rc, 0, out)
         self.assertIn('different: patched kernel', out)
+        # A base figure with another name counts; t_* variants do not.
+        pm = ('\n### Page moves\n\n| | t per 512 remaps (ns) | t_patched | t_slab_virtual=off | %% |\n'
+              '|---|---:|---:|---:|---:|\n| no seals | %s | 100 | %s | +0.00%% |\n')
+        rc, out = run(old + pm % ('100', '90'), new + pm % ('100', '91'), '--base-only')
+        self.assertEqual(rc, 0, out)
+        rc, out = run(old + pm % ('100', '90'), new + pm % ('101', '90'), '--base-only')
+        self.assertEqual(rc, 1, out)
+        self.assertIn('t per 512 remaps (ns) 100 -> 101', out)
         rc, out = run(old, new.replace('| 6634 |', '| 6635 |'), '--base-only')
         self.assertEqual(rc, 1)
         self.assertIn('munmap | 1: t 6634 -> 6635', out)
