@@ -35,6 +35,14 @@ else
 	echo "$out" | sed 's/^/        /'
 fi
 
+# NOTES.md is one page: the current state, open problems, pitfalls.
+notes_bytes=$(wc -c < "$ROOT/NOTES.md")
+if [ "$notes_bytes" -le 10000 ]; then
+	record PASS notes-size "NOTES.md is $notes_bytes bytes (at most 10000)"
+else
+	record FAIL notes-size "NOTES.md is $notes_bytes bytes, more than one page (10000): move history to commit messages"
+fi
+
 # checkpatch: FILE_PATH_CHANGES only asks whether MAINTAINERS needs an
 # update for new files, and UNKNOWN_COMMIT_ID that an upstream commit a
 # message credits is in build/linux, which holds Debian's source without
