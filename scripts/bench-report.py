@@ -34,7 +34,7 @@ two kernels stay as they were.
 
 slab_bench prints "BENCH slab <state> <row> <n> <fastest_ns> <median_ns>",
 "BENCHSLAB <state> <row> <n> <tlb_ipis_per_op> <sv_flushes_per_op>
-<sv_freed_pages_per_op> <sv_pending_pages> <sv_pinned_slabs>" (-1 where a
+<sv_freed_pages_per_op> <sv_pending_pages> <sv_escaped_slabs>" (-1 where a
 counter is missing) and one "BENCHSLABMEM ..." line of what SLAB_VIRTUAL's
 region costs: they make the slab tables (CSV: -slab.csv).  With --slab-off
 (the patched kernel booted with slab_virtual=off, running slab_bench
@@ -64,7 +64,7 @@ SVC = re.compile(r'^\s*BENCHSLAB (\S+) (\S+) (\d+) (-?\d+(?:\.\d+)?) (-?\d+(?:\.
 # retained_pages: missing in consoles of before it existed (None then).
 SVMEM = re.compile(r'^\s*BENCHSLABMEM((?: -?\d+){7,8})\s*$')
 SVMEM_KEYS = ('metadata_pages', 'table_pages', 'carved_bytes', 'region_bytes',
-              'pinned_slabs', 'abandoned_slots', 'slab_kb', 'retained_pages')
+              'escaped_slabs', 'abandoned_slots', 'slab_kb', 'retained_pages')
 # What scripts/boot.sh writes at the top of a console, and what the kernel
 # says about parameters it does not know.
 CMDLINE = re.compile(r'^# cmdline: (.*?)\s*$')
@@ -92,7 +92,7 @@ def load(path):
     as a dict of int values; BENCHPKS rows by ('pks', table, row, n), as
     (switches per operation, direct-map splits), None where -1; BENCHSLAB
     rows by ('svc', state, row, n), as (TLB IPIs per operation, slab_virtual
-    flushes per operation, freed pages per operation, pending pages, pinned
+    flushes per operation, freed pages per operation, pending pages, escaped
     slabs), None where -1; the BENCHSLABMEM line by ('svmem',), as a dict
     of SVMEM_KEYS, None where -1; the kernel
     command line by ('cmdline',) and the parameters the kernel did not know
@@ -622,7 +622,7 @@ def slab_tables(a, base, patched, svoff, p, slab_csv, slabmem_csv):
             all(v[1] is None for k, v in patched.items() if k[0] == 'svc'):
         notes.append('The patched kernel has no /sys/kernel/debug/slab_virtual (it does not '
                      'have SLAB_VIRTUAL on, or did not create the file): its flush, freed-page, '
-                     'pending and pinned figures show as -.')
+                     'pending and escaped figures show as -.')
     if has_off and 'slab_virtual' in svoff.get(('unknown',), ''):
         notes.append('The patched kernel did not know `slab_virtual=off` (it passed "%s" to '
                      'user space): the slab_virtual=off column is the patched kernel as it '
@@ -693,9 +693,10 @@ def slab_tables(a, base, patched, svoff, p, slab_csv, slabmem_csv):
       'CPU. `freed pages`: the change of freed_pages there, pages of freed slabs given back '
       'to the page allocator. `pending`: pending_pages right after the last timed sample: '
       'pages of freed slabs the work item had not unmapped yet, whose unmapping was '
-      'therefore left out of the time (it ran in the sleep). `pinned`: the change of '
-      'pinned_slabs over the row, slabs whose physical address was taken, which keep their '
-      'pages for good. The slab_virtual figures exist only where SLAB_VIRTUAL is on (- '
+      'therefore left out of the time (it ran in the sleep). `escaped`: the change of '
+      'escaped_slabs over the row, slabs whose physical address was taken (counted only: '
+      'they are freed like any other). The slab_virtual figures exist only where '
+      'SLAB_VIRTUAL is on (- '
       'elsewhere).'
       % ('' if ipis else ' (- where there is no such line: arm64 flushes with broadcast '
          'instructions, without IPIs)'))
@@ -706,7 +707,7 @@ def slab_tables(a, base, patched, svoff, p, slab_csv, slabmem_csv):
         head += ' | slab_virtual=off'
         rule += '|---:'
     p(head + ' | flushes/op patched | freed pages/op patched | pending patched '
-      '| pinned patched |')
+      '| escaped patched |')
     p(rule + '|---:|---:|---:|---:|')
     for state, row, n, what in rows:
         def sv(rows, i):
@@ -733,13 +734,13 @@ def slab_tables(a, base, patched, svoff, p, slab_csv, slabmem_csv):
              '.' if pm.get('region_bytes') is None else
              '; on the patched kernel, /sys/kernel/debug/slab_virtual: a region of %s of '
              'slab addresses, %s of it carved into slots, %s metadata pages and %s '
-             'page-table pages (never freed), %s pinned slabs and %s abandoned slots; '
+             'page-table pages (never freed), %s escaped slabs and %s abandoned slots; '
              '%s pages of freed slabs retained in their slots for their caches\' next '
              'slabs (reclaimable, counted in the Slab line; by default at most a 256th '
              'of the RAM, up to 64 MiB; given back after 1 to 2 s unused, or to reclaim).'
              % (size(pm['region_bytes']), size(pm['carved_bytes']),
                 fmt(pm['metadata_pages'], '%d'), fmt(pm['table_pages'], '%d'),
-                fmt(pm['pinned_slabs'], '%d'), fmt(pm['abandoned_slots'], '%d'),
+                fmt(pm['escaped_slabs'], '%d'), fmt(pm['abandoned_slots'], '%d'),
                 fmt(pm.get('retained_pages'), '%d'))))
         p('')
         for name, v in mem:
@@ -1014,7 +1015,7 @@ def main(argv=None):
                 'median_percent_slab_virtual_off,tlb_ipis_per_op_base,tlb_ipis_per_op_patched,'
                 'tlb_ipis_per_op_slab_virtual_off,sv_flushes_per_op_patched,'
                 'sv_freed_pages_per_op_patched,sv_pending_pages_patched,'
-                'sv_pinned_slabs_patched']
+                'sv_escaped_slabs_patched']
     slabmem_csv = ['kernel,' + ','.join(SVMEM_KEYS)]
     slab_tables(a, base, patched, svoff, p, slab_csv, slabmem_csv)
 

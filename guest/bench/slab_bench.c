@@ -48,7 +48,7 @@
  * Output, one pair of lines per row:
  *   BENCH slab <state> <row> <n> <fastest_ns> <median_ns>
  *   BENCHSLAB <state> <row> <n> <tlb_ipis> <sv_flushes> <sv_freed_pages>
- *             <sv_pending_pages> <sv_pinned_slabs>
+ *             <sv_pending_pages> <sv_escaped_slabs>
  * fastest_ns: the fastest single operation of the row (batch rows: the
  * fastest burst / BATCH_MSGS); median_ns: the median over the samples of
  * their mean per operation.  The counters are read outside every timed
@@ -66,7 +66,7 @@
  *   sv_pending_pages  pending_pages right after the last timed sample:
  *                 pages of freed slabs whose unmapping had not run yet,
  *                 so was left out of the time (it runs in the settle)
- *   sv_pinned_slabs   the change of pinned_slabs over the row
+ *   sv_escaped_slabs   the change of escaped_slabs over the row
  * The first three with four decimals; -1 for each slab_virtual figure
  * where that file does not exist (the base kernel, slab_virtual=off,
  * arm64).
@@ -76,7 +76,7 @@
  *
  * At the end, one line of what the region costs in memory:
  *   BENCHSLABMEM <metadata_pages> <table_pages> <carved_bytes>
- *                <region_bytes> <pinned_slabs> <abandoned_slots> <slab_kb>
+ *                <region_bytes> <escaped_slabs> <abandoned_slots> <slab_kb>
  * the slab_virtual counters (-1 without the file) and the Slab: line of
  * /proc/meminfo, in kB.
  *
@@ -155,7 +155,7 @@ static void boot_settle(void)
 /* Of /sys/kernel/debug/slab_virtual; all -1 without the file. */
 struct sv {
 	long long region_bytes, carved_bytes, metadata_pages, table_pages;
-	long long pending_pages, freed_pages, tlb_flushes, pinned_slabs;
+	long long pending_pages, freed_pages, tlb_flushes, escaped_slabs;
 	long long abandoned_slots, retained_pages;
 };
 
@@ -165,7 +165,7 @@ static void sv_read(struct sv *s)
 	static const struct { const char *key; size_t off; } keys[] = {
 #define K(f) { #f, offsetof(struct sv, f) }
 		K(region_bytes), K(carved_bytes), K(metadata_pages), K(table_pages),
-		K(pending_pages), K(freed_pages), K(tlb_flushes), K(pinned_slabs),
+		K(pending_pages), K(freed_pages), K(tlb_flushes), K(escaped_slabs),
 		K(abandoned_slots), K(retained_pages),
 #undef K
 	};
@@ -266,7 +266,7 @@ static void row_end(const char *state, const char *row, int n, long long fastest
 	else
 		printf("%.4f %.4f %lld %lld\n", (double)(s.tlb_flushes - row_sv.tlb_flushes) / ops,
 		       (double)(s.freed_pages - row_sv.freed_pages) / ops, pending,
-		       s.pinned_slabs - row_sv.pinned_slabs);
+		       s.escaped_slabs - row_sv.escaped_slabs);
 	fflush(stdout);
 }
 
@@ -562,7 +562,7 @@ static void memory_line(void)
 
 	sv_read(&s);
 	printf("BENCHSLABMEM %lld %lld %lld %lld %lld %lld %lld %lld\n", s.metadata_pages,
-	       s.table_pages, s.carved_bytes, s.region_bytes, s.pinned_slabs,
+	       s.table_pages, s.carved_bytes, s.region_bytes, s.escaped_slabs,
 	       s.abandoned_slots, slab_kb(), s.retained_pages);
 	fflush(stdout);
 }

@@ -344,7 +344,7 @@ class Slab(Logs):
         self.assertEqual(self.table(text, '| operation | TLB IPIs')[0],
                          '| operation | TLB IPIs/op base | patched | slab_virtual=off '
                          '| flushes/op patched | freed pages/op patched | pending patched '
-                         '| pinned patched |')
+                         '| escaped patched |')
         self.assertIn('(base 5400 kB, patched 6900 kB, slab_virtual=off 5420 kB); on the '
                       'patched kernel, /sys/kernel/debug/slab_virtual: a region of 12 GiB of '
                       'slab addresses, 20.0 MiB of it carved into slots, 4100 metadata pages '

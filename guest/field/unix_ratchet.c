@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The splice ratchet of issue 30: an unprivileged program fills AF_UNIX
+ * stream socket pairs with messages, splices every byte out, closes
+ * everything, and the memory must come back.  splice() of a socket takes
+ * virt_to_page() of each skb head (__skb_splice_bits()), a kmalloc
+ * object: with SLAB_VIRTUAL's former pins, every such slab kept its pages
+ * for good, unaccounted, once freed.
+ *
+ * For each message size (3000, 1500 and 700 bytes: heads in kmalloc-4k,
+ * -2k and -1k), ROUNDS rounds of: settle (sync, drop caches, wait);
+ * MemAvailable; pairs filled with non-blocking writes until EAGAIN, with
+ * at most MIB MiB of messages in all (and 30% of MemAvailable); every byte
+ * spliced into a pipe and drained to /dev/null; everything closed; settle;
+ * MemAvailable again.  Fails if a round lost more than 1% of MemAvailable,
+ * or if slab pages are still pending in /sys/kernel/debug/slab_virtual.
+ * Prints that file's escaped_slabs (or pinned_slabs) change, which shows
+ * that the splices did translate slab addresses.
+ *
+ * Usage: unix_ratchet MIB [ROUNDS]    (as root, for drop_caches)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define SV_FILE	"/sys/kernel/debug/slab_virtual"
+
+static int fail(const char *what)
+{
+	printf("unix_ratchet: %s: %s\n", what, strerror(errno));
+	return 1;
+}
+
+static long meminfo(const char *key)
+{
+	char line[256];
+	size_t n = strlen(key);
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':') {
+			v = atol(line + n + 1);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* A counter of SV_FILE, or -1 (no file, or no such counter). */
+static long sv_counter(const char *key)
+{
+	char k[64];
+	long v, found = -1;
+	FILE *f = fopen(SV_FILE, "re");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld", k, &v) == 2)
+		if (!strcmp(k, key))
+			found = v;
+	fclose(f);
+	return found;
+}
+
+static void drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (write(fd, "3", 1) != 1)
+			perror("unix_ratchet: drop_caches");
+		close(fd);
+	}
+}
+
+static void settle(void)
+{
+	sync();
+	drop_caches();
+	sleep(3);
+	drop_caches();
+	sleep(1);
+}
+
+/* Splice everything queued on @fd into @pfd and from there to @null. */
+static long drain(int fd, int pfd[2], int null)
+{
+	long total = 0;
+	ssize_t n, m;
+
+	for (;;) {
+		n = splice(fd, NULL, pfd[1], NULL, 65536, SPLICE_F_NONBLOCK);
+		if (n < 0 && errno == EAGAIN)
+			return total;
+		if (n <= 0)
+			return -1;
+		total += n;
+		while (n > 0) {
+			m = splice(pfd[0], NULL, null, NULL, n, 0);
+			if (m <= 0)
+				return -1;
+			n -= m;
+		}
+	}
+}
+
+/* One round: the memory lost, in kB, or -1 on an error. */
+static long round_(size_t size, long mib, long *pairs_out, long *bytes_out)
+{
+	long before, after, pairs, i, bytes = 0, budget;
+	static char msg[4096];
+	int (*sv)[2], pfd[2], null;
+	struct rlimit rl;
+
+	settle();
+	before = meminfo("MemAvailable");
+	budget = before * 1024 / 10 * 3;
+	if (budget > mib << 20)
+		budget = mib << 20;
+	/* A pair holds about 212 kB (the default send buffer) of skbs. */
+	pairs = budget / (212 * 1024) + 1;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = rl.rlim_max = pairs * 2 + 64;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return fail("setrlimit"), -1;
+	sv = calloc(pairs, sizeof(*sv));
+	if (!sv || pipe(pfd))
+		return fail("calloc/pipe"), -1;
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null < 0)
+		return fail("open(/dev/null)"), -1;
+	memset(msg, 0x5a, sizeof(msg));
+	for (i = 0; i < pairs && bytes < budget; i++) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv[i]))
+			return fail("socketpair"), -1;
+		while (bytes < budget) {
+			ssize_t n = write(sv[i][0], msg, size);
+
+			if (n < 0 && errno == EAGAIN)
+				break;
+			if (n <= 0)
+				return fail("write"), -1;
+			bytes += n;
+			if (n < (ssize_t)size)	/* the buffer is full */
+				break;
+		}
+	}
+	pairs = i;
+	for (i = 0; i < pairs; i++) {
+		if (drain(sv[i][1], pfd, null) < 0)
+			return fail("splice"), -1;
+		close(sv[i][0]);
+		close(sv[i][1]);
+	}
+	close(pfd[0]);
+	close(pfd[1]);
+	close(null);
+	free(sv);
+	settle();
+	after = meminfo("MemAvailable");
+	*pairs_out = pairs;
+	*bytes_out = bytes;
+	printf("unix_ratchet: %zu-byte messages: MemAvailable %ld kB before, %ld kB after (%ld kB lost, limit %ld kB)\n",
+	       size, before, after, before - after, before / 100);
+	return before - after > before / 100 ? before - after : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const size_t sizes[] = { 3000, 1500, 700 };
+	long mib = argc > 1 ? atol(argv[1]) : 256;
+	int rounds = argc > 2 ? atoi(argv[2]) : 3, r, bad = 0;
+	long esc0, esc1, pairs, bytes, lost, pending;
+	const char *esc_key = "escaped_slabs";
+	size_t s;
+
+	if (sv_counter(esc_key) < 0)
+		esc_key = "pinned_slabs";
+	esc0 = sv_counter(esc_key);
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+		for (r = 0; r < rounds; r++) {
+			lost = round_(sizes[s], mib, &pairs, &bytes);
+			if (lost < 0)
+				return 1;
+			printf("unix_ratchet:   %ld pairs, %ld MiB spliced\n",
+			       pairs, bytes >> 20);
+			if (lost) {
+				printf("unix_ratchet: %zu-byte messages, round %d: %ld kB did not come back\n",
+				       sizes[s], r + 1, lost);
+				bad = 1;
+			}
+		}
+	esc1 = sv_counter(esc_key);
+	pending = sv_counter("pending_pages");
+	if (esc0 >= 0)
+		printf("unix_ratchet: %s %ld -> %ld; pending_pages %ld\n",
+		       esc_key, esc0, esc1, pending);
+	else
+		printf("unix_ratchet: no %s (SLAB_VIRTUAL off)\n", SV_FILE);
+	if (pending > 0) {
+		printf("unix_ratchet: %ld slab pages still pending\n", pending);
+		bad = 1;
+	}
+	if (bad)
+		return 1;
+	printf("unix_ratchet: memory came back after every round\n");
+	return 0;
+}
