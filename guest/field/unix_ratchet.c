@@ -14,8 +14,9 @@
  * spliced into a pipe and drained to /dev/null; everything closed; settle;
  * MemAvailable again.  Fails if a round lost more than 1% of MemAvailable,
  * or if slab pages are still pending in /sys/kernel/debug/slab_virtual.
- * Prints that file's escaped_slabs (or pinned_slabs) change, which shows
- * that the splices did translate slab addresses.
+ * Fails too if that file's escaped_slabs (or pinned_slabs) did not grow:
+ * the splices must have translated slab addresses, or the run shows
+ * nothing.
  *
  * Usage: unix_ratchet MIB [ROUNDS]    (as root, for drop_caches)
  */
@@ -201,10 +202,14 @@ int main(int argc, char **argv)
 		}
 	esc1 = sv_counter(esc_key);
 	pending = sv_counter("pending_pages");
-	if (esc0 >= 0)
+	if (esc0 >= 0) {
 		printf("unix_ratchet: %s %ld -> %ld; pending_pages %ld\n",
 		       esc_key, esc0, esc1, pending);
-	else
+		if (esc1 <= esc0) {
+			printf("unix_ratchet: the splices translated no slab address\n");
+			bad = 1;
+		}
+	} else
 		printf("unix_ratchet: no %s (SLAB_VIRTUAL off)\n", SV_FILE);
 	if (pending > 0) {
 		printf("unix_ratchet: %ld slab pages still pending\n", pending);
