@@ -48,6 +48,34 @@ kpkeys_one_line() { # LABEL LOG
 	fi
 }
 
+# SLAB_VIRTUAL's layout in two boots of the same kernel (the KUnit case
+# slab_virtual_layout prints it): the region's start, its metadata and the
+# first slabs of two boot caches must all move, and so must the distances
+# of those slabs from the start (the boot window's random order).
+sv_layout_moves() { # LABEL LOG1 LOG2
+	# "start S meta M kmem_cache C +c kmem_cache_node N +n" -> "S M C c N n"
+	local -a x y
+	local same=
+	read -ra x < <(grep -ao 'slab_virtual layout: .*' "$2" | tail -1 | tr -d '\r+' |
+		awk '{ print $4, $6, $8, $9, $11, $12 }')
+	read -ra y < <(grep -ao 'slab_virtual layout: .*' "$3" | tail -1 | tr -d '\r+' |
+		awk '{ print $4, $6, $8, $9, $11, $12 }')
+	if [ "${#x[@]}" != 6 ] || [ "${#y[@]}" != 6 ]; then
+		echo "FAIL $1:slab-virtual-layout:no layout line in ${2#"$ROOT"/} or ${3#"$ROOT"/}" >> "$results"
+		return
+	fi
+	[ "${x[0]}" != "${y[0]}" ] || same="$same start"
+	[ "${x[1]}" != "${y[1]}" ] || same="$same metadata"
+	[ "${x[2]}" != "${y[2]}" ] || same="$same kmem_cache"
+	[ "${x[4]}" != "${y[4]}" ] || same="$same kmem_cache_node"
+	[ "${x[3]}:${x[5]}" != "${y[3]}:${y[5]}" ] || same="$same distances"
+	if [ -z "$same" ]; then
+		echo "PASS $1:slab-virtual-layout:two boots: ${x[*]} / ${y[*]}" >> "$results"
+	else
+		echo "FAIL $1:slab-virtual-layout:the same$same in two boots: ${x[*]} / ${y[*]}" >> "$results"
+	fi
+}
+
 if "$ROOT/scripts/host-checks.sh" "$results"; then
 	# arm64 boots on our QEMU (qemu/: FEAT_S1POE for -cpu max), built or
 	# taken from its cache, so that its page tables are really protected.
@@ -90,6 +118,7 @@ if "$ROOT/scripts/host-checks.sh" "$results"; then
 			kpkeys_result x86_64-pti off "$log" \
 				"kpkeys: page tables are not protected: page table isolation is on"
 			kpkeys_one_line x86_64-pti "$log"
+			sv_layout_moves x86_64 "$(readlink -f "$BUILD/logs/x86_64-test-latest.log")" "$log"
 		fi
 		[ "$arch" = arm64 ] || continue
 		log=$BUILD/logs/arm64-test-latest.log
@@ -105,6 +134,7 @@ if "$ROOT/scripts/host-checks.sh" "$results"; then
 			log=$(readlink -f "$BUILD/logs/arm64-nopoe-latest.log")
 			kpkeys_result arm64-nopoe off "$log" "POE unsupported"
 			kpkeys_one_line arm64-nopoe "$log"
+			sv_layout_moves arm64 "$(readlink -f "$BUILD/logs/arm64-test-latest.log")" "$log"
 		fi
 	done
 	# Control kernels (configs/control-*.config): x86_64 with SLAB_VIRTUAL
