@@ -31,6 +31,21 @@ if [ -f "$kout/lib/test_vmalloc.ko" ]; then
 	"${CROSS}strip" --strip-debug -o "$root/lib/modules/test_vmalloc.ko" \
 		"$kout/lib/test_vmalloc.ko"
 fi
+# guest/modules/sv_churn.c, for the cache-churn step (guest/field/
+# cache_churn.sh): an external module of this kernel, built in $kout.
+if grep -q '^CONFIG_MODULES=y' "$kout/.config" &&
+	grep -q '^CONFIG_SLAB_VIRTUAL=y' "$kout/.config"; then
+	mdir=$kout/guest/sv_churn
+	rm -rf "$mdir"
+	mkdir -p "$mdir" "$root/lib/modules"
+	cp "$ROOT/guest/modules/sv_churn.c" "$mdir/"
+	echo 'obj-m := sv_churn.o' > "$mdir/Kbuild"
+	make -C "$src" O="$kout" ARCH="$KARCH" CROSS_COMPILE="$CROSS" \
+		M="$mdir" modules >> "$log" 2>&1 ||
+		die "guest/modules/sv_churn.c failed to build for $arch; log: ${log#"$ROOT"/}"
+	"${CROSS}strip" --strip-debug -o "$root/lib/modules/sv_churn.ko" \
+		"$mdir/sv_churn.ko"
+fi
 
 # The field steps (guest/field) run under busybox.
 [ ! -d "$root/field" ] || field_guest "$arch" "$root"
