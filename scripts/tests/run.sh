@@ -7,7 +7,8 @@
 #     left usable;
 #   - export is byte-stable, and check-exported sees unexported work;
 #   - make tree gives the same commit ids every time
-#     (these four on a small stand-in for build/linux).
+#     (these four on a small stand-in for build/linux);
+#   - scripts/qemu.sh takes a tarball laid out like QEMU's release.
 # Cases that need the kernel source in build/linux say SKIP without it.
 #
 # Usage: run.sh [RESULTS_FILE]
@@ -108,5 +109,39 @@ if [ $st != 0 ] && grep -q 'patch does not apply: patches/0001-file-shout.patch'
 else
 	record FAIL tree-bad-patch "exit $st"
 	sed 's/^/        /' <<<"$out"
+fi
+# QEMU's own 9.0.1 release tarball works as well as the repack without
+# roms/: a tarball laid out like the release (roms/, the subprojects it
+# ships unpacked) unpacks, takes qemu/patches and skips tests/fp; one of
+# another version is refused.  Made from the repack, uncompressed.
+if ! qsrc=$("$ROOT/scripts/qemu.sh" --source 2>/dev/null); then
+	record SKIP qemu-release-layout "no QEMU 9.0.1 source here (qemu/README.md)"
+else
+	rel=$tmp/rel
+	mkdir -p "$rel" && tar -xf "$qsrc" -C "$rel" &&
+	qdir=$(find "$rel" -mindepth 1 -maxdepth 1 -type d -name 'qemu-*') &&
+	mkdir -p "$qdir/roms/seabios" "$qdir/roms/edk2" &&
+	echo 'firmware sources' > "$qdir/roms/seabios/README" &&
+	for sp in berkeley-softfloat-3 berkeley-testfloat-3 dtc libvfio-user; do
+		mkdir -p "$qdir/subprojects/$sp" &&
+		echo "error('the $sp subproject is not used')" > "$qdir/subprojects/$sp/meson.build" || break
+	done &&
+	tar -cf "$tmp/qemu-9.0.1.tar" -C "$rel" "$(basename "$qdir")" &&
+	echo 9.0.0 > "$qdir/VERSION" &&
+	tar -cf "$tmp/qemu-9.0.0.tar" -C "$rel" "$(basename "$qdir")" &&
+	rm -rf "$rel"
+	out=$(QEMU_SRC=$tmp/qemu-9.0.1.tar "$ROOT/scripts/qemu.sh" --prepare "$tmp/qp" 2>&1)
+	st=$?
+	bad=$(QEMU_SRC=$tmp/qemu-9.0.0.tar "$ROOT/scripts/qemu.sh" --prepare "$tmp/qp0" 2>&1)
+	bst=$?
+	if [ $st = 0 ] && [ -d "$out/roms/seabios" ] &&
+		grep -q "^  # subdir('fp')$" "$out/tests/meson.build" &&
+		grep -rq 'S1POE' "$out/target/arm/" &&
+		[ $bst != 0 ] && grep -q 'is not QEMU 9.0.1' <<<"$bad"; then
+		record PASS qemu-release-layout "a release-laid-out tarball is prepared; 9.0.0 refused"
+	else
+		record FAIL qemu-release-layout "exit $st / $bst: $(tail -1 <<<"$out") / $(tail -1 <<<"$bad")"
+	fi
+	rm -rf "$tmp/qp" "$tmp/qp0" "$tmp"/qemu-9.0.*.tar
 fi
 ! grep -q '^FAIL host:harness' "$results" 2>/dev/null
