@@ -35,6 +35,15 @@ else
 	echo "$out" | sed 's/^/        /'
 fi
 
+# README.md's example of `make run` is a run of today's series
+# (scripts/readme-example.py update LOG refreshes it).
+if out=$(python3 "$ROOT/scripts/readme-example.py" check "$ROOT" 2>&1); then
+	record PASS readme-example "README.md's make run example is a run of the $(series_patches | wc -l) patches and the manifest's x86_64 entries"
+else
+	record FAIL readme-example "$(echo "$out" | head -1)"
+	echo "$out" | sed 's/^/        /'
+fi
+
 # NOTES.md is one page: the current state, open problems, pitfalls.
 notes_bytes=$(wc -c < "$ROOT/NOTES.md")
 if [ "$notes_bytes" -le 10000 ]; then

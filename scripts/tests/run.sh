@@ -8,7 +8,8 @@
 #   - export is byte-stable, and check-exported sees unexported work;
 #   - make tree gives the same commit ids every time
 #     (these four on a small stand-in for build/linux);
-#   - scripts/qemu.sh takes a tarball laid out like QEMU's release.
+#   - scripts/qemu.sh takes a tarball laid out like QEMU's release;
+#   - README's make run example check names a stale example.
 # Cases that need the kernel source in build/linux say SKIP without it.
 #
 # Usage: run.sh [RESULTS_FILE]
@@ -143,5 +144,34 @@ else
 		record FAIL qemu-release-layout "exit $st / $bst: $(tail -1 <<<"$out") / $(tail -1 <<<"$bad")"
 	fi
 	rm -rf "$tmp/qp" "$tmp/qp0" "$tmp"/qemu-9.0.*.tar
+fi
+# README's make run example: made from a run's log, it passes the check;
+# another patch count, or a manifest entry it has no result for, is named.
+rx=$tmp/rx
+mkdir -p "$rx/patches" "$rx/guest" && cp "$ROOT/guest/manifest" "$rx/guest/" &&
+	printf '0001-a.patch\n0002-b.patch\n' > "$rx/patches/series" &&
+	printf 'intro\n<!-- make-run-example: begin -->\nold\n<!-- make-run-example: end -->\nrest\n' > "$rx/README.md" &&
+	{
+		echo '==> building x86_64 kernel in build/x86_64 (log: build/x86_64/build.log)'
+		echo '==> console: build/logs/x86_64-test-20260101-000000.log'
+		echo 'x86_64: Linux 6.1.0+ = Debian linux-source-6.1 + 2 patch(es) of patches/series [HEAD 0 b]'
+		awk '($1 == "kunit" || $1 == "run") && $3 ~ /(^|,)=?x86_64(,|$)/ { printf "  PASS  test    %s  ok\n", $2 }' "$rx/guest/manifest"
+		echo '  PASS  boot    guest  ran its manifest and stopped'
+	} > "$rx/run.log"
+python3 "$ROOT/scripts/readme-example.py" update "$rx/run.log" "$rx" > "$rx/out0" 2>&1
+st0=$?
+echo 0003-c.patch >> "$rx/patches/series"
+out=$(python3 "$ROOT/scripts/readme-example.py" check "$rx" 2>&1)
+st=$?
+printf '0001-a.patch\n0002-b.patch\n' > "$rx/patches/series" &&
+	echo 'run   no_such_test x86_64 60 /tests/none' >> "$rx/guest/manifest"
+out2=$(python3 "$ROOT/scripts/readme-example.py" check "$rx" 2>&1)
+st2=$?
+if [ $st0 = 0 ] && grep -q '^rest$' "$rx/README.md" &&
+	[ $st != 0 ] && grep -q 'a run of 2 patches, patches/series has 3' <<<"$out" &&
+	[ $st2 != 0 ] && grep -q "missing \['no_such_test'\]" <<<"$out2"; then
+	record PASS readme-example "an example from a log passes; a stale count or result is named"
+else
+	record FAIL readme-example "exit $st0 / $st / $st2: $(cat "$rx/out0") / $out / $out2"
 fi
 ! grep -q '^FAIL host:harness' "$results" 2>/dev/null
