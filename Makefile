@@ -4,7 +4,7 @@
 ARCH ?= x86_64
 
 
-.PHONY: distro-check run test bench bench-check insn-trace insn-profile bisect-check check tree export check-exported deps clean distclean help qemu poe-check
+.PHONY: distro-check run test bench bench-check insn-trace insn-profile bisect-check topic-check check tree export check-exported deps clean distclean help qemu poe-check
 
 help:
 	@echo "make run [ARCH=x86_64|arm64] [VARIANT=kasan|scratch]"
@@ -26,6 +26,9 @@ help:
 	@echo "make bisect-check [ARCH=...] [FROM=N] [TO=M]"
 	@echo "                               build and boot every patch of the series (or patches"
 	@echo "                               N..M, 1-based) on its own"
+	@echo "make topic-check [ARCH=...] [TOPICS='id ...']"
+	@echo "                               build and boot every topic of the series"
+	@echo "                               (scripts/topics) on the base with only its prerequisites"
 	@echo "make tree [FORCE=1]            create/refresh build/linux from patches/"
 	@echo "make export                    write build/linux commits to patches/"
 	@echo "make check-exported            fail if build/linux has unexported work"
@@ -65,6 +68,9 @@ insn-profile: qemu tree
 
 bisect-check: deps tree
 	@BISECT_FROM=$(FROM) BISECT_TO=$(TO) scripts/bisect-check.sh $(ARCH)
+
+topic-check: deps tree
+	@TOPICS="$(TOPICS)" scripts/topic-check.sh $(ARCH)
 
 check: deps
 	@mkdir -p build && : > build/host-results.txt && scripts/host-checks.sh build/host-results.txt; \

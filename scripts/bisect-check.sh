@@ -36,13 +36,7 @@ if [ ! -e "$wt/.git" ]; then
 	git -C "$KSRC" worktree add -q --detach "$wt" base
 fi
 
-# An initramfs with init only: the boot must reach it and stop cleanly.
-root=$out/guest-root
-mkdir -p "$root/etc"
-make -s -C "$ROOT/guest" ARCH="$arch" KSRC="$KSRC" \
-	HDR="$BUILD/$arch/hdr" OUT="$root" "$root/init"
-: > "$root/etc/manifest"
-pack_initramfs "$root" "$out/initramfs.cpio"
+kunit_only_initramfs "$arch" "$out"
 suites=$("$ROOT/scripts/manifest.sh" kunit "$arch")
 
 fail=0
@@ -55,29 +49,10 @@ for c in $(echo "$commits" | sed -n "${from},${to}p"); do
 		fail=1
 		continue
 	fi
-	# Expect the KUnit suites of the manifest that this commit defines
-	# (a series adds its own suites part-way through) and builds: the
-	# option of the suite's object in its directory's Makefile must be on
-	# (an arm64 commit before the one that lets arm64 select it has the
-	# source of an x86-only suite).
-	for s in $suites; do
-		f=$(git -C "$wt" grep -l -F ".name = \"$s\"" -- '*.c' | head -1) || true
-		[ -n "$f" ] || continue
-		opt=$(grep -o -E "obj-\\$\(CONFIG_[A-Z0-9_]+\)[[:space:]]*\+=.*\b$(basename "$f" .c)\.o" \
-			"$wt/$(dirname "$f")/Makefile" 2>/dev/null | head -1 | sed -E 's/^obj-\$\((CONFIG_[A-Z0-9_]+)\).*/\1/') || true
-		if [ -z "$opt" ] || grep -q "^$opt=y" "$out/.config"; then
-			echo "kunit $s"
-		fi
-	done > "$out/expected"
-	set +e
-	log=$("$ROOT/scripts/boot.sh" "$arch" "$out" --name bisect --timeout 600)
-	qs=$?
-	set -e
-	if python3 "$ROOT/scripts/verdict.py" --arch "$arch" --expect "$out/expected" \
-		--qemu-status $qs "$log" >/dev/null; then
+	if boot_kunit_only "$arch" "$out" "$wt" "$suites" bisect; then
 		echo "PASS boot   $subject"
 	else
-		echo "FAIL boot   $subject (console: ${log#"$ROOT"/})"
+		echo "FAIL boot   $subject (console: ${BOOT_LOG#"$ROOT"/})"
 		fail=1
 	fi
 done

@@ -1,6 +1,8 @@
 #!/bin/bash
 # Write the commits of build/linux (base..HEAD) to patches/ as
-# git format-patch files plus a quilt series file.  The same commits always
+# git format-patch files plus a quilt series file (its topics marked with
+# comments) and the cover letter, 0000-cover-letter.patch, which is not in
+# the series.  The same commits always
 # give byte-identical files: zero commit ids, no signature, fixed abbrev.
 #
 # Usage: export.sh [DIR]   (default patches/; check-exported uses a temp dir)
@@ -22,6 +24,10 @@ kgit format-patch -q --zero-commit --no-signature --abbrev=12 \
 	echo "# Apply in this order (quilt push -a, or git am)."
 	( cd "$tmp" && ls -1 -- *.patch 2>/dev/null || true )
 } > "$tmp/series"
+# The topics (scripts/topics) as comments, and the cover letter, made
+# from the patches and the repository's figures (scripts/cover-letter.py).
+python3 "$ROOT/scripts/cover-letter.py" --series "$tmp"
+python3 "$ROOT/scripts/cover-letter.py" "$tmp" "$KSRC"
 
 mkdir -p "$dest"
 # Patches that are no longer in the series go away; the rest is replaced.

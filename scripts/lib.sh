@@ -204,3 +204,41 @@ field_guest() { # ARCH ROOTDIR
 	install -m 755 "$bb" "$2/bin/busybox"
 	ln -sf busybox "$2/bin/sh"
 }
+
+# bisect-check and topic-check: an initramfs with init only, in
+# $2/initramfs.cpio: the boot must reach it and stop cleanly.
+kunit_only_initramfs() {
+	local arch=$1 out=$2 root=$2/guest-root
+	mkdir -p "$root/etc"
+	make -s -C "$ROOT/guest" ARCH="$arch" KSRC="$KSRC" \
+		HDR="$BUILD/$arch/hdr" OUT="$root" "$root/init"
+	: > "$root/etc/manifest"
+	pack_initramfs "$root" "$out/initramfs.cpio"
+}
+
+# Boot the kernel built in $2 from the tree $3 with kunit_only_initramfs,
+# under the name $5, and judge it: every KUnit suite of $4 (the
+# manifest's) that the tree defines and builds must pass, and the console
+# must be clean.  The console log's path is left in BOOT_LOG.
+boot_kunit_only() {
+	local arch=$1 out=$2 wt=$3 suites=$4 name=$5 s f opt qs
+	# A suite's source may be there before the option that builds it (an
+	# arm64 commit before the one that lets arm64 select it has the
+	# source of an x86-only suite): the option of the suite's object in
+	# its directory's Makefile must be on.
+	for s in $suites; do
+		f=$(git -C "$wt" grep -l -F ".name = \"$s\"" -- '*.c' | head -1) || true
+		[ -n "$f" ] || continue
+		opt=$(grep -o -E "obj-\\$\(CONFIG_[A-Z0-9_]+\)[[:space:]]*\+=.*\b$(basename "$f" .c)\.o" \
+			"$wt/$(dirname "$f")/Makefile" 2>/dev/null | head -1 | sed -E 's/^obj-\$\((CONFIG_[A-Z0-9_]+)\).*/\1/') || true
+		if [ -z "$opt" ] || grep -q "^$opt=y" "$out/.config"; then
+			echo "kunit $s"
+		fi
+	done > "$out/expected"
+	set +e
+	BOOT_LOG=$("$ROOT/scripts/boot.sh" "$arch" "$out" --name "$name" --timeout 600)
+	qs=$?
+	set -e
+	python3 "$ROOT/scripts/verdict.py" --arch "$arch" --expect "$out/expected" \
+		--qemu-status $qs "$BOOT_LOG" >/dev/null
+}

@@ -6,8 +6,10 @@
 #   - a patch that does not apply is named with its hunk, and the tree is
 #     left usable;
 #   - export is byte-stable, and check-exported sees unexported work;
-#   - make tree gives the same commit ids every time
-#     (these four on a small stand-in for build/linux);
+#   - make tree gives the same commit ids every time;
+#   - the cover letter and the topics of patches/series are exported,
+#     and a stale one is named
+#     (these five on a small stand-in for build/linux);
 #   - scripts/qemu.sh takes a tarball laid out like QEMU's release;
 #   - README's make run example check names a stale example.
 # Cases that need the kernel source in build/linux say SKIP without it.
@@ -53,7 +55,8 @@ mkdir -p "$fake/linux" "$tmp/patches"
 	git add file && git -c user.name=t -c user.email=t@t commit -qm base && git tag base &&
 	sed -i 's/two/TWO/' file && git -c user.name=t -c user.email=t@t commit -qam 'file: shout'
 ) || record FAIL fake-tree "could not set up the fake tree"
-in_fake() { BUILD=$fake PATCHES=$tmp/patches BASE_TARBALL=/dev/null "$@"; }
+echo 'one | The one topic | file: shout | -' > "$tmp/topics"
+in_fake() { BUILD=$fake PATCHES=$tmp/patches BASE_TARBALL=/dev/null TOPICS_FILE=$tmp/topics "$@"; }
 
 # Export: byte-stable, and unexported work is noticed.
 in_fake "$ROOT/scripts/export.sh" "$tmp/e1" && in_fake "$ROOT/scripts/export.sh" "$tmp/e2"
@@ -63,6 +66,21 @@ else
 	record FAIL export-stable "two exports differ (or are missing)"
 fi
 cp "$tmp/e1"/* "$tmp/patches/"
+
+# The cover letter and the topic marks are exported with the patches, and
+# a letter that no longer matches its sources is stale.
+echo 'one | A renamed topic | file: shout | -' > "$tmp/topics2"
+out=$(in_fake env TOPICS_FILE="$tmp/topics2" "$ROOT/scripts/check-exported.sh" 2>&1)
+st=$?
+if grep -q '^\[PATCH 00/01\] ' <(sed -n 's/^Subject: //p' "$tmp/e1/0000-cover-letter.patch") &&
+	grep -qx '# Topic: The one topic' "$tmp/e1/series" &&
+	grep -q '^0001-file-shout.patch$' "$tmp/e1/series" &&
+	grep -q '0001: The one topic' "$tmp/e1/0000-cover-letter.patch" &&
+	[ $st != 0 ] && grep -q 'series' <<<"$out" && grep -q '0000-cover-letter.patch' <<<"$out"; then
+	record PASS cover-letter "exported with the topics marked; a stale letter and series are named"
+else
+	record FAIL cover-letter "exit $st: $out"
+fi
 
 # Stable commit ids: two trees made from the same tarball and patches, a
 # second apart and under different git configurations, are the same commits.

@@ -1,0 +1,74 @@
+#!/bin/bash
+# Build and boot every topic of the series (scripts/topics) on the base with
+# only its prerequisites: each topic's commits of base..HEAD in build/linux,
+# after those of the topics it needs, are cherry-picked onto the base in a
+# scratch worktree, built with the test configuration (series options that
+# the topics lack are not errors) and booted with the KUnit suites the
+# tree has, as bisect-check boots each patch.
+#
+# Usage: [TOPICS="id ..."] topic-check.sh [ARCH]
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+arch=${1:-x86_64}
+arch_vars "$arch"
+wt=$BUILD/linux-topic
+out=$BUILD/topic-$arch
+[ -d "$KSRC/.git" ] || die "no build/linux: run 'make topic-check', which makes the tree first"
+
+commits=($(git -C "$KSRC" rev-list --reverse base..HEAD))
+[ "${#commits[@]}" -eq "$(series_patches | wc -l)" ] ||
+	die "build/linux has ${#commits[@]} commits, patches/series $(series_patches | wc -l): run 'make export'"
+topics=$(python3 "$ROOT/scripts/cover-letter.py" --topics "$PATCHES")
+declare -A first last needs
+for t in $(echo "$topics" | awk '{print $1}'); do
+	read -r _ first[$t] last[$t] rest <<<"$(echo "$topics" | awk -v t="$t" '$1 == t')"
+	needs[$t]=$rest
+done
+want=${TOPICS:-$(echo "$topics" | awk '{print $1}')}
+for t in $want; do
+	[ -n "${first[$t]:-}" ] || die "no topic '$t' (scripts/topics: $(echo "$topics" | awk '{print $1}' | paste -sd' '))"
+done
+
+if [ ! -e "$wt/.git" ]; then
+	rm -rf "$wt"
+	git -C "$KSRC" worktree prune
+	git -C "$KSRC" worktree add -q --detach "$wt" base
+fi
+kunit_only_initramfs "$arch" "$out"
+suites=$("$ROOT/scripts/manifest.sh" kunit "$arch")
+
+fail=0
+for t in $want; do
+	# The topic's prerequisites and itself, in the order of the series.
+	picks=()
+	for u in $(echo "$topics" | awk '{print $1}'); do
+		case " ${needs[$t]} $t " in *" $u "*) ;; *) continue ;; esac
+		for ((i = ${first[$u]}; i <= ${last[$u]}; i++)); do
+			picks+=("${commits[i - 1]}")
+		done
+	done
+	label="$t (on ${needs[$t]:-the base alone})"
+	git -C "$wt" cherry-pick --abort >/dev/null 2>&1 || true
+	git -C "$wt" checkout -q --detach base
+	if ! git -C "$wt" -c user.name=topic-check -c user.email=topic-check@invalid \
+		cherry-pick --allow-empty "${picks[@]}" > "$out/apply.log" 2>&1; then
+		git -C "$wt" cherry-pick --abort >/dev/null 2>&1 || true
+		echo "FAIL apply  $label (log: ${out#"$ROOT"/}/apply.log)"
+		fail=1
+		continue
+	fi
+	if ! "$ROOT/scripts/configure.sh" "$arch" test bisect "$out" "$wt" >/dev/null 2>&1 ||
+		! "$ROOT/scripts/build.sh" "$arch" "$out" "$wt" >/dev/null 2>&1; then
+		echo "FAIL build  $label (log: ${out#"$ROOT"/}/build.log)"
+		fail=1
+		continue
+	fi
+	if boot_kunit_only "$arch" "$out" "$wt" "$suites" "topic-$t"; then
+		echo "PASS boot   $label: $(grep -c . "$out/expected" || true) KUnit suite(s)"
+	else
+		echo "FAIL boot   $label (console: ${BOOT_LOG#"$ROOT"/})"
+		fail=1
+	fi
+done
+exit $fail
