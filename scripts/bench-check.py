@@ -10,13 +10,34 @@ and initramfs made the figures: when those match and rows differ, the
 guest is not deterministic; when they differ, different inputs explain
 the rows.  --base-only compares only the base kernel's figures (in rows
 with a patched column: t, "t per ...", base...; not t_* variants of the
-patched kernel, deltas or percentages), for runs whose patched kernel
-changed.
+patched kernel, columns named after a feature boot's switch (with "="),
+deltas or percentages), for runs whose patched kernel changed.  A column
+name that repeats in a table (each kernel's `%`) is told apart by the t_*
+column before it: "% (t_kpkeys=off)".
 
 Exit status: 0 when every compared cell is identical, 1 otherwise.
 """
 import re
 import sys
+
+
+def column_names(header):
+    """The header's cells, made unique for the cells' keys: a name that
+    repeats (the `%` of each kernel's column) is qualified with the
+    nearest t_* column before it ("% (t_kpkeys=off)"), or else numbered
+    ("patched #2")."""
+    out, seen, last_t = [], {}, None
+    for h in header:
+        if h.startswith("t_"):
+            last_t = h
+        seen[h] = seen.get(h, 0) + 1
+        if seen[h] == 1:
+            out.append(h)
+        elif last_t:
+            out.append(f"{h} ({last_t})")
+        else:
+            out.append(f"{h} #{seen[h]}")
+    return out
 
 
 def parse(path, arch):
@@ -46,7 +67,7 @@ def parse(path, arch):
                 continue
             cells = [c.strip() for c in line.strip("|").split("|")]
             if header is None:
-                header = cells
+                header = column_names(cells)
                 continue
             if all(re.fullmatch(r":?-+:?", c) for c in cells):
                 continue
@@ -68,12 +89,14 @@ def parse(path, arch):
 
 def base_column(name, columns):
     """In a row that compares the base with the patched kernel, every
-    figure that is not the patched kernel's, a difference or a ratio."""
+    figure that is not the patched kernel's, a difference or a ratio (nor
+    a boot of the series with a feature off: its column is named after a
+    switch, kpkeys=off, CONFIG_MSEAL=n)."""
     if not any("patched" in c for c in columns):
         return False
     if name.startswith("t_"):       # t_patched, t_patched-off, t_slab_virtual=off
         return False
-    return not any(w in name for w in ("patched", "delta", "%", "per_vma"))
+    return not any(w in name for w in ("patched", "delta", "%", "per_vma", "="))
 
 
 def main(argv):

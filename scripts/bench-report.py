@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Turn the consoles of two benchmark boots (base, patched) into tables,
-and optionally of a third (--off: the patched kernel booted with kpkeys=off).
+and of the boots of the series with one feature off (--without FEATURE
+LOG, FEATURE one of FEATURES: kpkeys=off, slab_virtual=off,
+secretmem.pool_blocks=0 on the patched kernel's command line, and a kernel
+built with CONFIG_MSEAL=n) into one more column per feature in every table
+and the attribution matrix that opens the output ("## ARCH: attribution":
+each feature's share of each workload's cost; attribution()).
 
 Reads the "BENCH <table> <state> <call> <n> <figure_ns> <median_ns>" lines
 (guest/bench/mseal_bench.c says what the figure is for each table) that the
@@ -28,17 +33,18 @@ pgtable_bench prints "BENCH pgtable all <row> <pages> <median_ns> <median_ns>"
 and "BENCHPKS pgtable <row> <pages> <switches_per_op> <dmap_splits>" (PKRS
 writes per operation, direct-map splits over the row; -1 where the kernel
 has no such counter): they make the page-table tables (CSV: -pgtable.csv).
-With --off, those tables get a patched-off column, and every other row the
-third boot measured goes into one table of its own, so that the tables of
-two kernels stay as they were.
+--off LOG is --without kpkeys LOG, as before issue 32.
 
 slab_bench prints "BENCH slab <state> <row> <n> <fastest_ns> <median_ns>",
 "BENCHSLAB <state> <row> <n> <tlb_ipis_per_op> <sv_flushes_per_op>
 <sv_freed_pages_per_op> <sv_pending_pages> <sv_escaped_slabs>" (-1 where a
 counter is missing) and one "BENCHSLABMEM ..." line of what SLAB_VIRTUAL's
-region costs: they make the slab tables (CSV: -slab.csv).  With --slab-off
-(the patched kernel booted with slab_virtual=off, running slab_bench
-alone) those tables get a third kernel's columns.
+region costs: they make the slab tables (CSV: -slab.csv).  --slab-off LOG
+is --without slab_virtual LOG.
+
+A feature boot may have run only some programs: its columns are in the
+tables of those, and "-" in the matrix elsewhere.  Without any feature
+boot the tables are those of two kernels, and there is no matrix.
 
 The method's constants (samples, calls per sample, sleeps, read pairs)
 come from the programs' "BENCHMETA <program> key=value ..." lines; a log
@@ -69,6 +75,12 @@ SVMEM_KEYS = ('metadata_pages', 'table_pages', 'carved_bytes', 'region_bytes',
 # says about parameters it does not know.
 CMDLINE = re.compile(r'^# cmdline: (.*?)\s*$')
 UNKNOWN = re.compile(r'Unknown kernel command line parameters "(.*?)", will be passed')
+# The one line each architecture prints about kpkeys' page tables.
+KPKEYS = re.compile(r'kpkeys: page tables (?:are not protected: (.*?)|protected\b.*?)\s*$')
+# secretmem_bench, before its fallback rows: the pool's switch as it was.
+POOL = re.compile(r'^\s*# /sys/module/secretmem/parameters/pool_blocks: (\S+) at start\s*$')
+# The guest's init after each program: "ok N NAME # ...".
+RAN = re.compile(r'^(?:not )?ok \d+ (\S+)')
 
 # What the programs printed on their BENCHMETA lines, as they were before
 # they printed them: the values a log without those lines was measured with.
@@ -96,7 +108,10 @@ def load(path):
     slabs), None where -1; the BENCHSLABMEM line by ('svmem',), as a dict
     of SVMEM_KEYS, None where -1; the kernel
     command line by ('cmdline',) and the parameters the kernel did not know
-    by ('unknown',)."""
+    by ('unknown',); why the kernel does not protect page tables with
+    kpkeys by ('kpkeys',) ('' where it does; missing where it did not
+    say); secretmem.pool_blocks as secretmem_bench found it by ('pool',);
+    the programs the guest ran, in order, by ('ran',)."""
     rows = {}
     with open(path, errors='replace') as f:
         for line in f:
@@ -160,13 +175,25 @@ def load(path):
             c = UNKNOWN.search(line)
             if c:
                 rows[('unknown',)] = c.group(1)
+                continue
+            c = KPKEYS.search(line)
+            if c:
+                rows[('kpkeys',)] = c.group(1) or ''
+                continue
+            c = POOL.match(line)
+            if c:
+                rows[('pool',)] = c.group(1)
+                continue
+            c = RAN.match(line)
+            if c:
+                rows.setdefault(('ran',), []).append(c.group(1))
     return rows
 
 
-def method(base, patched, program, off=None):
+def method(base, patched, program, wo=()):
     """The constants @program ran with (BENCHMETA), METHOD_DEFAULTS for
-    what a log lacks.  Both kernels (and the patched-off boot, @off, where
-    it ran the program) must have run the same method."""
+    what a log lacks.  Both kernels (and each boot of @wo, Without, that
+    ran the program) must have run the same method."""
     def of(rows):
         return dict(METHOD_DEFAULTS[program], **rows.get(('meta', program), {}))
     m, b = of(patched), of(base)
@@ -174,17 +201,120 @@ def method(base, patched, program, off=None):
     if differ:
         sys.exit('bench-report: %s ran with other constants on the base kernel than '
                  'on the patched one (base, patched): %s' % (program, differ))
-    if off and ('meta', program) in off:
-        o = of(off)
+    for w in wo:
+        if ('meta', program) not in w.rows:
+            continue
+        o = of(w.rows)
         differ = {k: (b[k], o[k]) for k in METHOD_DEFAULTS[program] if b[k] != o[k]}
         if differ:
             sys.exit('bench-report: %s ran with other constants on the base kernel than '
-                     'in the patched-off boot (base, patched-off): %s' % (program, differ))
+                     'in the %s boot (base, %s): %s' % (program, w.label, w.label, differ))
     return m
 
 
 def pct(new, old):
     return 100.0 * (new - old) / old if old else float('nan')
+
+
+# The series' features, each turned off in a boot of its own
+# (scripts/bench.sh): (the name --without takes, the switch that turns it
+# off, its column in the attribution matrix).  In this order everywhere.
+FEATURES = (
+    ('kpkeys', 'kpkeys=off', 'kpkeys'),
+    ('slab_virtual', 'slab_virtual=off', 'SLAB_VIRTUAL'),
+    ('secretmem_pool', 'secretmem.pool_blocks=0', 'secretmem pool'),
+    ('mseal', 'CONFIG_MSEAL=n', 'mseal'),
+)
+SWITCH = {f: sw for f, sw, _ in FEATURES}
+
+
+def added_words(patched, rows):
+    """What a boot added to the patched kernel's command line
+    ('kpkeys=off'), from the "# cmdline:" lines of the consoles; '' where
+    a console lacks that line."""
+    if ('cmdline',) not in patched or ('cmdline',) not in rows:
+        return ''
+    have = set(patched[('cmdline',)].split())
+    return ' '.join(w for w in rows[('cmdline',)].split() if w not in have)
+
+
+class Without:
+    """The series with one feature off: the console of that boot (@rows)
+    and the label of its columns, the words its boot added to the patched
+    kernel's command line or, where it added none (CONFIG_MSEAL=n, its own
+    kernel) or the consoles do not say, the feature's switch."""
+
+    def __init__(self, feature, rows, patched, initramfs=None, kernel=None):
+        self.feature, self.rows = feature, rows
+        self.switch = SWITCH[feature]
+        self.label = added_words(patched, rows) or self.switch
+        self.initramfs, self.kernel = initramfs, kernel
+
+
+# The CSV fields of each feature in the tables with medians.
+WO_CSV = ('t', 'percent', 'median', 'median_percent')
+# What a table's feature columns are, for its opening sentence.
+WO_SENTENCE = (' `t_LABEL`: the series with that one feature off (LABEL: its switch), '
+               'and the `%` next to it against the base.')
+
+
+def measured(wo, keys):
+    """The boots of @wo that measured any row of @keys: a table's columns."""
+    return [w for w in wo if any(k in w.rows for k in keys)]
+
+
+def wo_head(wo, median=False, prefix='t_'):
+    """Header and rule cells of the columns of @wo (each: t_LABEL, %, and
+    median % where @median)."""
+    head = ''.join(' | %s%s | %%' % (prefix, w.label) + (' | median %' if median else '')
+                   for w in wo)
+    rule = ''.join('|---:|---:' + ('|---:' if median else '') for w in wo)
+    return head, rule
+
+
+def wo_cells(wo, key, t, mt=None):
+    """The cells of @wo's columns in the BENCH row @key against the base's
+    first figure @t and, where @mt (its median) is given, the median's."""
+    out = ''
+    for w in wo:
+        v = w.rows.get(key)
+        if v is None:
+            out += ' | - | ' + (' | ' if mt is not None else '')
+            continue
+        out += ' | %d | %+.2f%%' % (v[0], pct(v[0], t))
+        if mt is not None:
+            out += ' | %+.2f%%' % pct(v[1], mt)
+    return out
+
+
+def wo_csv_head(what):
+    """CSV header fields of every feature of FEATURES for @what (a tuple
+    of 't', 'percent', 'median', 'median_percent')."""
+    names = {'t': 't_no_%s_ns', 'percent': 'percent_no_%s',
+             'median': 'median_no_%s_ns', 'median_percent': 'median_percent_no_%s'}
+    return ''.join(',' + names[x] % f for f, _, _ in FEATURES for x in what)
+
+
+def wo_csv(wo, key, t, what, mt=None):
+    """The CSV fields of wo_csv_head(@what) in the row @key against the
+    base's @t and @mt: empty where a feature has no boot or its boot did
+    not measure the row, and percentages where @t (or @mt) is None."""
+    by = {w.feature: w for w in wo}
+    out = ''
+    for f, _, _ in FEATURES:
+        v = by[f].rows.get(key) if f in by else None
+        for x in what:
+            if v is None or (x != 't' and (t is None or (x.startswith('median') and mt is None))):
+                out += ','
+            elif x == 't':
+                out += ',%d' % v[0]
+            elif x == 'percent':
+                out += ',%.3f' % pct(v[0], t)
+            elif x == 'median':
+                out += ',%d' % v[1]
+            else:
+                out += ',%.3f' % pct(v[1], mt)
+    return out
 
 
 CYCLES_WHAT = ('reference cycles the CPU spent in the kernel for the benchmark '
@@ -239,19 +369,41 @@ def syscall_rows(state):
             yield call, name, n, ('syscall', state, call, n)
 
 
-def counter_row(kind, csv, base, patched, key):
+def counter_row(kind, csv, base, patched, key, wo=()):
     """(base, patched) of one BENCHCYC (@kind 'cyc') or BENCHINS ('ins')
-    row, recorded in @csv, or None."""
+    row, recorded in @csv with the figure and percentage of every feature
+    boot of @wo (counter_csv_head()), or None."""
     k = (kind,) + key
     if k not in base or k not in patched:
         return None
     t, tp = base[k], patched[k]
-    csv.append('%s,%s,%s,%d,%d,%d,%d,%.3f' % (key + (t, tp, tp - t, pct(tp, t))))
+    by = {w.feature: w.rows.get(k) for w in wo}
+    csv.append('%s,%s,%s,%d,%d,%d,%d,%.3f' % (key + (t, tp, tp - t, pct(tp, t)))
+               + ''.join(',,' if by.get(f) is None else ',%d,%.3f' % (by[f], pct(by[f], t))
+                         for f, _, _ in FEATURES))
     return t, tp
 
 
-def insns_table(base, patched, p, ins_csv, state, what, m):
-    """The companion of a per-call table: kernel instructions (BENCHINS)."""
+def counter_csv_head(what):
+    """The CSV header of counter_row()'s rows (@what: refcycles, insns)."""
+    return ('table,state,call,n,%s_base,%s_patched,delta,percent' % (what, what)
+            + ''.join(',%s_no_%s,percent_no_%s' % (what, f, f) for f, _, _ in FEATURES))
+
+
+def counter_cells(wo, kind, key, t):
+    """The cells of @wo's columns of a BENCHCYC (@kind 'cyc') or BENCHINS
+    ('ins') row @key against the base's count @t."""
+    out = ''
+    for w in wo:
+        v = w.rows.get((kind,) + key)
+        out += ' | - | ' if v is None else ' | %d | %+.2f%%' % (v, pct(v, t))
+    return out
+
+
+def insns_table(base, patched, wo, p, ins_csv, state, what, m):
+    """The companion of a per-call table: kernel instructions (BENCHINS),
+    with a column of each feature boot of @wo that counted them."""
+    iwo = measured(wo, [('ins',) + k for _, _, _, k in syscall_rows(state)])
     k = ('ins', 'overhead', state, 'counter_read', 1)
     reads = ''
     if k in base and k in patched:
@@ -270,25 +422,30 @@ def insns_table(base, patched, p, ins_csv, state, what, m):
       'moves of each move\'s fewest of %d), and is exact to one instruction where '
       'the time moves in steps of the guest clock. `delta` = patched - base, '
       '`per_vma` = delta / vmas, `%%` = 100 * delta / base. **A positive percentage '
-      'means the patched kernel is slower**.' % (reads, m['reps'] * m['batch'], m['reps']))
+      'means the patched kernel is slower**.%s'
+      % (reads, m['reps'] * m['batch'], m['reps'],
+         ' `LABEL`: the series with that one feature off, `%` against the base.'
+         if iwo else ''))
     p('')
-    p('| syscall | vmas | kernel instructions | patched | delta | per_vma | % |')
-    p('|---|---:|---:|---:|---:|---:|---:|')
+    head, rule = wo_head(iwo, prefix='')
+    p('| syscall | vmas | kernel instructions | patched | delta | per_vma | %' + head + ' |')
+    p('|---|---:|---:|---:|---:|---:|---:' + rule + '|')
     for _, name, n, k in syscall_rows(state):
-        c = counter_row('ins', ins_csv, base, patched, k)
+        c = counter_row('ins', ins_csv, base, patched, k, wo)
         if c is None:
             continue
         t, tp = c
-        p('| %s | %d | %d | %d | %+d | %+.1f | %+.2f%% |'
-          % (name, n, t, tp, tp - t, (tp - t) / n, pct(tp, t)))
+        p('| %s | %d | %d | %d | %+d | %+.1f | %+.2f%%%s |'
+          % (name, n, t, tp, tp - t, (tp - t) / n, pct(tp, t),
+             counter_cells(iwo, 'ins', k, t)))
     p('')
 
 
-def secretmem_tables(a, base, patched, p, csv, frag_csv, cyc_csv):
+def secretmem_tables(a, base, patched, wo, p, csv, frag_csv, cyc_csv):
     frag = [k for k in patched if k[0] == 'frag']  # in the order they ran
     if not frag and not any(k[0] == 'secretmem' for k in patched):
         return
-    m = method(base, patched, 'secretmem_bench')
+    m = method(base, patched, 'secretmem_bench', wo)
     pages = m['fault_pages']
     p('## %s: memfd_secret' % a.arch)
     p('')
@@ -314,24 +471,33 @@ def secretmem_tables(a, base, patched, p, csv, frag_csv, cyc_csv):
           'entries split into 2 MiB ones (- where a log lacks it). Rows ran '
           'in this order in one boot; on the base kernel splits are permanent, so a later '
           'row may reuse entries an earlier one split and grow less than it would on its '
-          'own.%s' % ('' if any(k[0] == 'frag' for k in base) else
-                      ' (The base kernel printed no rows: memfd_secret() was unavailable.)'))
+          'own.%s%s' % ('' if any(k[0] == 'frag' for k in base) else
+                        ' (The base kernel printed no rows: memfd_secret() was unavailable.)',
+                        ' `DirectMap4k LABEL`: the growth of DirectMap4k in the boot of the '
+                        'series with that one feature off.' if measured(wo, frag) else ''))
         p('')
+        fwo = measured(wo, frag)
         p('| files x pages | DirectMap4k base | patched | DirectMap2M base | patched '
-          '| DirectMap1G base | patched | 1G splits base | patched |')
-        p('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
+          '| DirectMap1G base | patched | 1G splits base | patched |%s'
+          % ''.join(' DirectMap4k %s |' % w.label for w in fwo))
+        p('|---|---:|---:|---:|---:|---:|---:|---:|---:|' + '---:|' * len(fwo))
 
         def l3(v):
             return '-' if v is None else '%+d' % v
 
+        by = {w.feature: w for w in wo}
         for k in frag:
             b = base.get(k, (0, 0, 0, None))
             q = patched[k]
-            p('| %d x %d | %+d | %+d | %+d | %+d | %+d | %+d | %s | %s |'
-              % (k[1], k[2], b[0], q[0], b[1], q[1], b[2], q[2], l3(b[3]), l3(q[3])))
+            p('| %d x %d | %+d | %+d | %+d | %+d | %+d | %+d | %s | %s |%s'
+              % (k[1], k[2], b[0], q[0], b[1], q[1], b[2], q[2], l3(b[3]), l3(q[3]),
+                 ''.join(' %+d |' % w.rows[k][0] if k in w.rows else ' - |' for w in fwo)))
             frag_csv.append('%d,%d,%d,%d,%d,%d,%d,%d,%s,%s'
                             % (k[1], k[2], b[0], q[0], b[1], q[1], b[2], q[2],
-                               '' if b[3] is None else b[3], '' if q[3] is None else q[3]))
+                               '' if b[3] is None else b[3], '' if q[3] is None else q[3])
+                            + ''.join(',%d' % by[f].rows[k][0]
+                                      if f in by and k in by[f].rows else ','
+                                      for f, _, _ in FEATURES))
         p('')
     p('### Cost of a secret page')
     p('')
@@ -345,23 +511,32 @@ def secretmem_tables(a, base, patched, p, csv, frag_csv, cyc_csv):
       % (pages, pages, pages, m['reps'], a.clock, m['sleep_us'] / 1000))
     p('')
     if any(k[:2] == ('secretmem', 'fallback') for k in patched):
-        p('The `fallback` rows measure the patched kernel with secretmem.pool_blocks=0: '
+        p('The `fallback` rows measure the patched kernel with secretmem.pool_blocks=0 '
+          'written at run time: '
           'every secret page is taken and removed from the direct map on its own, as '
           'when no 2 MiB block can be allocated. They are compared with the same base '
-          'figures, since that is what the base kernel always does.')
+          'figures, since that is what the base kernel always does.%s'
+          % (' The secretmem.pool_blocks=0 column is a boot with the pool off from the '
+             'start, where both kinds of row take that path.'
+             if any(w.feature == 'secretmem_pool' for w in wo) else ''))
         p('')
-    p('| what | t | t_patched | delta | % |')
-    p('|---|---:|---:|---:|---:|')
-    for state in ('all', 'fallback'):
-        for what in ('fault_per_page', 'cycle_per_page'):
-            k = ('secretmem', 'all', what, pages)
-            kp = ('secretmem', state, what, pages)
-            if k in base and kp in patched:
-                t, tp = base[k][0], patched[kp][0]
-                name = what if state == 'all' else '%s (fallback)' % what
-                p('| %s | %d | %d | %+d | %+.2f%% |' % (name, t, tp, tp - t, pct(tp, t)))
-                csv.append('secretmem,%s,%s,%d,%d,%d,%d,%.3f,,,'
-                           % (state, what, pages, t, tp, tp - t, pct(tp, t)))
+    keys = [('secretmem', state, what, pages) for state in ('all', 'fallback')
+            for what in ('fault_per_page', 'cycle_per_page')]
+    swo = measured(wo, keys)
+    head, rule = wo_head(swo)
+    p('| what | t | t_patched | delta | %' + head + ' |')
+    p('|---|---:|---:|---:|---:' + rule + '|')
+    for kp in keys:
+        state, what = kp[1], kp[2]
+        k = ('secretmem', 'all', what, pages)
+        if k in base and kp in patched:
+            t, tp = base[k][0], patched[kp][0]
+            name = what if state == 'all' else '%s (fallback)' % what
+            p('| %s | %d | %d | %+d | %+.2f%%%s |'
+              % (name, t, tp, tp - t, pct(tp, t), wo_cells(swo, kp, t)))
+            csv.append('secretmem,%s,%s,%d,%d,%d,%d,%.3f,,,'
+                       % (state, what, pages, t, tp, tp - t, pct(tp, t))
+                       + wo_csv(wo, kp, t, WO_CSV))
     p('')
     if has_counter('cyc', base, patched, 'secretmem'):
         p('Kernel ref-cycles of the same samples, per page: %s; median of %d files. '
@@ -373,13 +548,17 @@ def secretmem_tables(a, base, patched, p, csv, frag_csv, cyc_csv):
               'for `cycle_per_page` (whose interval holds the two reads around the '
               'faults), that is 1/%d and 3/%d of it per page' % (pages, pages), m)))
         p('')
-        p('| what | ref-cycles | patched | delta | % |')
-        p('|---|---:|---:|---:|---:|')
-        for what in ('fault_per_page', 'cycle_per_page'):
-            c = counter_row('cyc', cyc_csv, base, patched, ('secretmem', 'all', what, pages))
+        ckeys = [('secretmem', 'all', what, pages) for what in ('fault_per_page', 'cycle_per_page')]
+        cwo = measured(wo, [('cyc',) + k for k in ckeys])
+        head, rule = wo_head(cwo, prefix='ref-cycles ')
+        p('| what | ref-cycles | patched | delta | %' + head + ' |')
+        p('|---|---:|---:|---:|---:' + rule + '|')
+        for k in ckeys:
+            c = counter_row('cyc', cyc_csv, base, patched, k, wo)
             if c:
                 t, tp = c
-                p('| %s | %d | %d | %+d | %+.2f%% |' % (what, t, tp, tp - t, pct(tp, t)))
+                p('| %s | %d | %d | %+d | %+.2f%%%s |'
+                  % (k[2], t, tp, tp - t, pct(tp, t), counter_cells(cwo, 'cyc', k, t)))
         p('')
 
 
@@ -401,33 +580,34 @@ def pgtable_rows(m):
             ('mprotect', 'mprotect of %s touched, RW to RO or back' % size(small)))
 
 
-def off_params(patched, off):
-    """What the patched-off boot added to the patched kernel's command line
-    ('kpkeys=off'), from the "# cmdline:" lines of the consoles."""
-    if ('cmdline',) not in patched or ('cmdline',) not in off:
-        return 'kpkeys=off'
-    have = set(patched[('cmdline',)].split())
-    extra = [w for w in off.get(('cmdline',), '').split() if w not in have]
-    return ' '.join(extra) or 'kpkeys=off'
-
-
-def pgtable_tables(a, base, patched, off, p, pgt_csv):
-    """The page-table tables (pgtable_bench), with a patched-off column
-    where @off (the patched kernel booted with kpkeys=off) has the row."""
-    if not any(k[:2] == ('pgtable', 'all') for k in patched):
-        return
-    m = method(base, patched, 'pgtable_bench', off)
-    off = off or {}
-    params = off_params(patched, off)
+def pgtable_keys(m):
+    """(row, what one operation is, pages, BENCH key) of every row of
+    pgtable_bench, in the order it runs them (@m: its method())."""
     rows = [(row, what, (m[size] << 20) // 4096)
             for (row, what), size in zip(pgtable_rows(m),
                                          ('big_mib', 'big_mib', 'small_mib', 'small_mib'))]
     rows += [('vmalloc_p%d' % n, 'vmalloc() of %d page%s, first byte written, vfree() '
               '(test_vmalloc fix_size_alloc_test, p:%d)' % (n, 's' if n > 1 else '', n), n)
              for n in VMALLOC_PAGES]
-    has_vmalloc = any(('pgtable', 'all', row, n) in patched for row, _, n in rows[4:])
-    has_off = any(('pgtable', 'all', row, n) in off for row, _, n in rows)
-    alone = not other_rows(off)
+    return [(row, what, n, ('pgtable', 'all', row, n)) for row, what, n in rows]
+
+
+def runs_alone(patched, w, program):
+    """Whether the boot @w ran @program and fewer programs than the patched
+    boot ran (False where the consoles do not say)."""
+    ran, all_ = w.rows.get(('ran',)), patched.get(('ran',))
+    return bool(ran and all_ and program in ran and set(ran) < set(all_))
+
+
+def pgtable_tables(a, base, patched, wo, p, pgt_csv):
+    """The page-table tables (pgtable_bench), with a column of each boot
+    of @wo (the series with one feature off) that ran it."""
+    if not any(k[:2] == ('pgtable', 'all') for k in patched):
+        return
+    m = method(base, patched, 'pgtable_bench', wo)
+    rows = pgtable_keys(m)
+    has_vmalloc = any(k in patched for _, _, _, k in rows[4:])
+    pwo = measured(wo, [k for _, _, _, k in rows])
     # What a level switch is on each architecture.
     # What a write costs is what the CPU does for it: an ISB on arm64 (the
     # accesses after an MSR to POR_EL1 see the new permissions only after a
@@ -444,25 +624,29 @@ def pgtable_tables(a, base, patched, off, p, pgt_csv):
                    'WRMSRs), but, like WRPKRU, one that the accesses after it wait for'))
     p('## %s: page tables' % a.arch)
     p('')
+    alone = [w for w in pwo if runs_alone(patched, w, 'pgtable_bench')]
     p('Base: the unpatched kernel. Patched: the series; where it protects page tables '
       'with kernel protection keys (%s), page-table pages are read-only to ordinary '
       'kernel writes, the page-table helpers raise a level (%s) around '
       'each write, and page-table pages come from a '
-      'pool of 2 MiB direct-map blocks.%s'
-      % (mech, write, ' Patched-off: the same patched kernel image booted with `%s`%s.'
-         % (params, ', in a boot of its own that runs only this program (the base and '
-            'patched figures come from the boots that run every program, this one last)'
-            if alone else '') if has_off else ''))
+      'pool of 2 MiB direct-map blocks.%s%s'
+      % (mech, write, ' %s: the series with that one feature off (`%s`).'
+         % (', '.join('`t_%s`' % w.label for w in pwo),
+            '`, `'.join(w.label for w in pwo)) if pwo else '',
+         ' %s ran this program alone, in a boot of its own (the base and patched '
+         'figures come from the boots that run every program, this one last).'
+         % ' and '.join('`%s`' % w.label for w in alone) if alone else ''))
     p('')
     notes = []
     if patched and all(v[0] is None for k, v in patched.items() if k[0] == 'pks'):
         notes.append('The patched kernel has no /sys/kernel/debug/kpkeys/switches: it does not '
                      'protect page tables with kernel protection keys (no %s on this CPU), '
                      'and its %s writes show as -.' % (mech.split(',')[0], reg))
-    if has_off and 'kpkeys' in off.get(('unknown',), ''):
-        notes.append('The patched kernel did not know `%s` (it passed "%s" to user space): '
-                     'the patched-off column is the patched kernel as it always runs.'
-                     % (params, off[('unknown',)]))
+    for w in pwo:
+        if w.feature == 'kpkeys' and 'kpkeys' in w.rows.get(('unknown',), ''):
+            notes.append('The patched kernel did not know `%s` (it passed "%s" to user space): '
+                         'the %s column is the patched kernel as it always runs.'
+                         % (w.label, w.rows[('unknown',)], w.label))
     for n in notes:
         p(n)
         p('')
@@ -490,26 +674,17 @@ def pgtable_tables(a, base, patched, off, p, pgt_csv):
           % m['vmalloc_ops']) if has_vmalloc else '',
          m['settle_us'] / 1000))
     p('')
-    head = '| operation | pages | t | t_patched | delta | %'
-    rule = '|---|---:|---:|---:|---:|---:'
-    if has_off:
-        head += ' | t_patched-off | delta | %'
-        rule += '|---:|---:|---:'
-    p(head + ' |')
-    p(rule + '|')
-    cells = {}
-    for row, what, n in rows:
-        k = ('pgtable', 'all', row, n)
+    head, rule = wo_head(pwo)
+    p('| operation | pages | t | t_patched | delta | %' + head + ' |')
+    p('|---|---:|---:|---:|---:|---:' + rule + '|')
+    done = []
+    for row, what, n, k in rows:
         if k not in base or k not in patched:
             continue
         t, tp = base[k][0], patched[k][0]
-        line = '| %s | %d | %d | %d | %+d | %+.2f%%' % (what, n, t, tp, tp - t, pct(tp, t))
-        to = off[k][0] if k in off else None
-        if has_off:
-            line += (' | %d | %+d | %+.2f%%' % (to, to - t, pct(to, t)) if to is not None
-                     else ' | - | | ')
-        p(line + ' |')
-        cells[row] = (t, tp, to)
+        p('| %s | %d | %d | %d | %+d | %+.2f%%%s |'
+          % (what, n, t, tp, tp - t, pct(tp, t), wo_cells(pwo, k, t)))
+        done.append((row, what, n, k))
     p('')
 
     def pks(rows, row, n, i):
@@ -535,36 +710,29 @@ def pgtable_tables(a, base, patched, off, p, pgt_csv):
           'as many loads that ran none (loading maps the module with vmalloc too), divided by '
           'the loops.' if has_vmalloc else '')))
     p('')
-    head = '| operation | %s writes/op base | patched' % reg
-    rule = '|---|---:|---:'
-    if has_off:
-        head += ' | patched-off'
-        rule += '|---:'
-    head += ' | direct-map splits base | patched'
-    rule += '|---:|---:'
-    if has_off:
-        head += ' | patched-off'
-        rule += '|---:'
-    p(head + ' |')
-    p(rule + '|')
-    kernels = (base, patched, off) if has_off else (base, patched)
-    for row, what, n in rows:
-        if row not in cells:
-            continue
+    labels = ''.join(' | %s' % w.label for w in pwo)
+    p('| operation | %s writes/op base | patched%s | direct-map splits base | patched%s |'
+      % (reg, labels, labels))
+    p('|---|---:|---:' + '|---:' * len(pwo) + '|---:|---:' + '|---:' * len(pwo) + '|')
+    kernels = [base, patched] + [w.rows for w in pwo]
+    by = {w.feature: w.rows for w in wo}
+    for row, what, n, k in done:
         line = '| %s | ' % what
         line += ' | '.join(fmt(pks(r, row, n, 0), '%.2f') for r in kernels)
         line += ' | ' + ' | '.join(fmt(pks(r, row, n, 1), '%+d') for r in kernels)
         p(line + ' |')
-        t, tp, to = cells[row]
+        t, tp = base[k][0], patched[k][0]
 
         def c(v, spec='%s'):
             return '' if v is None else spec % v
-        pgt_csv.append(','.join([row, str(n), c(t), c(tp), c(to), '%.3f' % pct(tp, t),
-                                 c(None if to is None else pct(to, t), '%.3f')]
-                                + [c(pks(r, row, n, 0), '%.2f') for r in (base, patched, off)]
-                                + [c(pks(r, row, n, 1)) for r in (base, patched, off)]))
+        fr = [by.get(f, {}) for f, _, _ in FEATURES]
+        pgt_csv.append(','.join(
+            [row, str(n), c(t), c(tp), '%.3f' % pct(tp, t)]
+            + [x for r in fr for x in (c(r[k][0] if k in r else None),
+                                       c(pct(r[k][0], t) if k in r else None, '%.3f'))]
+            + [c(pks(r, row, n, 0), '%.2f') for r in [base, patched] + fr]
+            + [c(pks(r, row, n, 1)) for r in [base, patched] + fr]))
     p('')
-    off_other_table(a, base, off, p, params)
 
 
 SLAB_SIZES = (64, 512, 4096, 16384)
@@ -591,26 +759,30 @@ def slab_rows(m):
     return rows
 
 
-def slab_tables(a, base, patched, svoff, p, slab_csv, slabmem_csv):
-    """The slab tables (slab_bench): base, patched and, where @svoff (the
-    patched kernel booted with slab_virtual=off) has the row, a third
-    column."""
+def slab_tables(a, base, patched, wo, p, slab_csv, slabmem_csv):
+    """The slab tables (slab_bench): base, patched and a column of each
+    boot of @wo (the series with one feature off) that ran it."""
     if not any(k[0] == 'slab' and len(k) == 4 for k in patched):
         return
-    m = method(base, patched, 'slab_bench', svoff)
-    svoff = svoff or {}
+    m = method(base, patched, 'slab_bench', wo)
     rows = [r for r in slab_rows(m) if ('slab',) + r[:3] in base and ('slab',) + r[:3] in patched]
-    has_off = any(('slab',) + r[:3] in svoff for r in rows)
+    swo = measured(wo, [('slab',) + r[:3] for r in rows])
+    alone = [w for w in swo if runs_alone(patched, w, 'slab_bench')]
     p('## %s: slab allocator (SLAB_VIRTUAL)' % a.arch)
     p('')
     p('Base: the unpatched kernel. Patched: the series; with CONFIG_SLAB_VIRTUAL every slab '
       'is mapped at a slot of a virtual region that only its cache ever uses again, and a '
       'freed slab is unmapped, after one TLB flush per batch, by a work item that then frees '
-      'its pages.%s'
+      'its pages.%s%s%s'
       % (' slab_virtual=off: the same patched kernel image booted with `slab_virtual=off` '
-         '(every slab in the linear map, as in the base kernel), in a boot of its own that '
-         'runs only this program; the base and patched figures come from the boots that run '
-         'every program, this one last.' if has_off else ''))
+         '(every slab in the linear map, as in the base kernel).'
+         if any(w.feature == 'slab_virtual' for w in swo) else '',
+         ' %s: the series with that one feature off (`%s`).'
+         % (', '.join('`t_%s`' % w.label for w in swo), '`, `'.join(w.label for w in swo))
+         if swo else '',
+         ' %s ran this program alone, in a boot of its own (the base and patched '
+         'figures come from the boots that run every program, this one last).'
+         % ' and '.join('`%s`' % w.label for w in alone) if alone else ''))
     p('')
     notes = []
     if not all(('slab', 'all', 'unix_pingpong', 64) in r for r in (base, patched)):
@@ -623,10 +795,11 @@ def slab_tables(a, base, patched, svoff, p, slab_csv, slabmem_csv):
         notes.append('The patched kernel has no /sys/kernel/debug/slab_virtual (it does not '
                      'have SLAB_VIRTUAL on, or did not create the file): its flush, freed-page, '
                      'pending and escaped figures show as -.')
-    if has_off and 'slab_virtual' in svoff.get(('unknown',), ''):
-        notes.append('The patched kernel did not know `slab_virtual=off` (it passed "%s" to '
-                     'user space): the slab_virtual=off column is the patched kernel as it '
-                     'always runs.' % svoff[('unknown',)])
+    for w in swo:
+        if w.feature == 'slab_virtual' and 'slab_virtual' in w.rows.get(('unknown',), ''):
+            notes.append('The patched kernel did not know `slab_virtual=off` (it passed "%s" '
+                         'to user space): the %s column is the patched kernel as it always '
+                         'runs.' % (w.rows[('unknown',)], w.label))
     for n in notes:
         p(n)
         p('')
@@ -643,24 +816,17 @@ def slab_tables(a, base, patched, svoff, p, slab_csv, slabmem_csv):
       % (a.clock, m['reps'], m['batch'], m['settle_us'] / 1000, m['big_reps'],
          m['batch_msgs'], m['batch_msgs']))
     p('')
-    head = '| operation | t | t_patched | % | median %'
-    rule = '|---|---:|---:|---:|---:'
-    if has_off:
-        head += ' | t_slab_virtual=off | % | median %'
-        rule += '|---:|---:|---:'
-    p(head + ' |')
-    p(rule + '|')
+    # A median % for every kernel: the bursts' deferred frees land in the
+    # medians, and they are what SLAB_VIRTUAL changes most.
+    head, rule = wo_head(swo, median=True)
+    p('| operation | t | t_patched | % | median %' + head + ' |')
+    p('|---|---:|---:|---:|---:' + rule + '|')
+    fr = [{w.feature: w.rows for w in wo}.get(f, {}) for f, _, _ in FEATURES]
     for state, row, n, what in rows:
         k = ('slab', state, row, n)
         (t, mt), (tp, mtp) = base[k], patched[k]
-        line = '| %s | %d | %d | %+.2f%% | %+.2f%%' % (what, t, tp, pct(tp, t), pct(mtp, mt))
-        to = mto = None
-        if k in svoff:
-            to, mto = svoff[k]
-        if has_off:
-            line += (' | %d | %+.2f%% | %+.2f%%' % (to, pct(to, t), pct(mto, mt))
-                     if to is not None else ' | - | | ')
-        p(line + ' |')
+        p('| %s | %d | %d | %+.2f%% | %+.2f%%%s |'
+          % (what, t, tp, pct(tp, t), pct(mtp, mt), wo_cells(swo, k, t, mt)))
 
         def c(v, spec='%s'):
             return '' if v is None else spec % v
@@ -669,18 +835,18 @@ def slab_tables(a, base, patched, svoff, p, slab_csv, slabmem_csv):
             v = rows.get(('svc', state, row, n))
             return None if v is None else v[i]
         slab_csv.append(','.join(
-            [state, row, str(n), str(t), str(tp), c(to), '%.3f' % pct(tp, t),
-             c(None if to is None else pct(to, t), '%.3f'), str(mt), str(mtp), c(mto),
-             '%.3f' % pct(mtp, mt), c(None if mto is None else pct(mto, mt), '%.3f')]
-            + [c(sv(r, 0), '%.4f') for r in (base, patched, svoff)]
-            + [c(sv(patched, i), '%.4f') for i in (1, 2)]
-            + [c(sv(patched, i)) for i in (3, 4)]))
+            [state, row, str(n), str(t), str(tp), '%.3f' % pct(tp, t), str(mt), str(mtp),
+             '%.3f' % pct(mtp, mt)])
+            + wo_csv(wo, k, t, WO_CSV, mt) + ','
+            + ','.join([c(sv(r, 0), '%.4f') for r in [base, patched] + fr]
+                       + [c(sv(patched, i), '%.4f') for i in (1, 2)]
+                       + [c(sv(patched, i)) for i in (3, 4)]))
     p('')
 
     def fmt(v, spec):
         return '-' if v is None else spec % v
 
-    kernels = (base, patched, svoff) if has_off else (base, patched)
+    kernels = [base, patched] + [w.rows for w in swo]
     ipis = any(v[0] is not None for r in kernels for k, v in r.items() if k[0] == 'svc')
     p('**What the rows made the kernel flush and free, per operation.** Counters read outside '
       'every timed interval, once after the row\'s set-up and once after its last sample and '
@@ -701,11 +867,8 @@ def slab_tables(a, base, patched, svoff, p, slab_csv, slabmem_csv):
       % ('' if ipis else ' (- where there is no such line: arm64 flushes with broadcast '
          'instructions, without IPIs)'))
     p('')
-    head = '| operation | TLB IPIs/op base | patched'
-    rule = '|---|---:|---:'
-    if has_off:
-        head += ' | slab_virtual=off'
-        rule += '|---:'
+    head = '| operation | TLB IPIs/op base | patched' + ''.join(' | %s' % w.label for w in swo)
+    rule = '|---|---:|---:' + '|---:' * len(swo)
     p(head + ' | flushes/op patched | freed pages/op patched | pending patched '
       '| escaped patched |')
     p(rule + '|---:|---:|---:|---:|')
@@ -718,7 +881,7 @@ def slab_tables(a, base, patched, svoff, p, slab_csv, slabmem_csv):
              fmt(sv(patched, 1), '%.4f'), fmt(sv(patched, 2), '%.4f'),
              fmt(sv(patched, 3), '%d'), fmt(sv(patched, 4), '%+d')))
     p('')
-    names = ('base', 'patched', 'slab_virtual=off')
+    names = ['base', 'patched'] + [w.label for w in swo]
     mem = [(name, r[('svmem',)]) for name, r in zip(names, kernels) if ('svmem',) in r]
     if mem:
         pm = patched.get(('svmem',), {})
@@ -748,32 +911,211 @@ def slab_tables(a, base, patched, svoff, p, slab_csv, slabmem_csv):
                                                   for k in SVMEM_KEYS]))
 
 
-def other_rows(off):
-    """The BENCH rows of a console that are not pgtable_bench's."""
-    return [k for k in (off or {}) if len(k) == 4 and k[0] not in
-            ('pgtable', 'frag', 'cyc', 'ins', 'pks', 'meta', 'svc')]
+# The summary rows of the attribution matrix: (CSV name, workload, program
+# whose rows they are).  Their BENCH rows: attribution_groups().
+MATRIX_ROWS = (
+    ('munmap', 'munmap of 1 to 32 one-page VMAs', 'mseal_bench'),
+    ('mprotect', 'mprotect of 1 to 32 one-page VMAs', 'mseal_bench'),
+    ('madvise', 'madvise(DONTNEED) of 1 to 32 one-page VMAs', 'mseal_bench'),
+    ('mremap', 'mremap of 1 to 32 one-page VMAs', 'mseal_bench'),
+    ('pagemove', 'page moves (stress-ng pagemove style)', 'mseal_bench'),
+    ('pgtable_fork', 'fork of a process with 1 GiB written', 'pgtable_bench'),
+    ('pgtable_munmap', 'munmap of 1 GiB touched', 'pgtable_bench'),
+    ('pgtable_touch', 'first write to a page (a page fault)', 'pgtable_bench'),
+    ('pgtable_mprotect', 'mprotect of 64 MiB touched', 'pgtable_bench'),
+    ('pgtable_vmalloc', 'vmalloc() + vfree() of 1 to 256 pages', 'pgtable_bench'),
+    ('slab_pingpong', 'pipe and AF_UNIX ping-pong, tmpfs file create to unlink',
+     'slab_bench'),
+    ('slab_fork', 'fork + exit + wait of a small static process', 'slab_bench'),
+    ('slab_hot', 'a datagram or System V message sent and received', 'slab_bench'),
+    ('slab_batch', '512 datagrams or messages sent, then received', 'slab_bench'),
+    ('secretmem_fault', 'memfd_secret page fault', 'secretmem_bench'),
+    ('secretmem_cycle', 'memfd_secret file created, faulted, unmapped, closed (per page)',
+     'secretmem_bench'),
+)
 
 
-def off_other_table(a, base, off, p, params):
-    """Every row but pgtable_bench's that the patched-off boot measured,
-    against the base, in one table of its own (the other tables compare two
-    kernels and stay as they are)."""
-    keys = [k for k in other_rows(off) if k in base]
-    if not keys:
+def attribution_groups(base, patched):
+    """{CSV name: the BENCH keys of that summary row of MATRIX_ROWS} for
+    the programs both kernels ran; a key is in a group only where both
+    have it (and the base a figure above 0)."""
+    def ran(program):
+        prefix = {'mseal_bench': 'syscall', 'pgtable_bench': 'pgtable',
+                  'slab_bench': 'slab', 'secretmem_bench': 'secretmem'}[program]
+        return any(k[0] == prefix and len(k) == 4 for k in patched)
+    keys = {}
+    if ran('mseal_bench'):
+        m = method(base, patched, 'mseal_bench')
+        for call in ('munmap', 'mprotect', 'madvise', 'mremap'):
+            keys[call] = [('syscall', state, call, n)
+                          for state in ('noseal', 'sealed') for n in SIZES]
+        keys['pagemove'] = [('pagemove', state, 'mremap_page', 2 * m['pagemove_pages'])
+                            for state in ('noseal', 'sealed')]
+    if ran('pgtable_bench'):
+        rows = pgtable_keys(method(base, patched, 'pgtable_bench'))
+        for row, _, _, k in rows[:4]:
+            keys['pgtable_' + row] = [k]
+        keys['pgtable_vmalloc'] = [k for _, _, _, k in rows[4:]]
+    if ran('slab_bench'):
+        rows = [('slab',) + r[:3] for r in slab_rows(method(base, patched, 'slab_bench'))]
+        keys['slab_pingpong'] = [k for k in rows
+                                 if k[2] in ('unix_pingpong', 'pipe_pingpong', 'tmpfs_file')]
+        keys['slab_fork'] = [k for k in rows if k[2] == 'fork']
+        keys['slab_hot'] = [k for k in rows if k[1] == 'hot']
+        keys['slab_batch'] = [k for k in rows if k[1] == 'batch']
+    if ran('secretmem_bench'):
+        pages = method(base, patched, 'secretmem_bench')['fault_pages']
+        for what in ('fault', 'cycle'):
+            keys['secretmem_' + what] = [('secretmem', 'all', what + '_per_page', pages)]
+    return {g: [k for k in ks if k in base and k in patched and base[k][0] > 0]
+            for g, ks in keys.items()}
+
+
+def attribution_row(base, patched, wo, keys):
+    """(total, {feature: share or None}, rest or None) of one summary row,
+    in percent of the base: the mean over @keys of 100 * (patched - base) /
+    base, and of 100 * (patched - without the feature) / base for each
+    feature whose boot has every one of @keys (None otherwise); rest =
+    total - the shares, where every feature has one."""
+    def mean(xs):
+        return sum(xs) / len(xs)
+    total = mean([pct(patched[k][0], base[k][0]) for k in keys])
+    shares = {}
+    by = {w.feature: w.rows for w in wo}
+    for f, _, _ in FEATURES:
+        r = by.get(f)
+        shares[f] = (mean([100.0 * (patched[k][0] - r[k][0]) / base[k][0] for k in keys])
+                     if r is not None and all(k in r for k in keys) else None)
+    rest = (total - sum(shares.values())
+            if all(v is not None for v in shares.values()) else None)
+    return total, shares, rest
+
+
+def inactive_kpkeys(patched):
+    """Why the patched kernel does not protect page tables with kpkeys, from
+    its console (None where it does, or did not say)."""
+    return patched.get(('kpkeys',)) or None
+
+
+def boots_text(patched, wo):
+    """The sentence that says which boot each feature column comes from."""
+    def programs(w):
+        ran, all_ = w.rows.get(('ran',)), patched.get(('ran',))
+        if not ran or not all_ or set(ran) >= set(all_):
+            return 'every program'
+        return 'only %s' % ', '.join(ran)
+    parts = []
+    for w in wo:
+        if w.feature == 'mseal':
+            what = ('the series built with CONFIG_MSEAL=n (configs/bench-nomseal.config; mseal '
+                    'has no boot switch), booted as the patched kernel%s'
+                    % (' with `%s` added' % w.label if w.label != w.switch else ''))
+        else:
+            what = 'the patched kernel booted with `%s` added to its command line' % w.label
+        parts.append('`%s`: %s, %s' % (w.label, what, programs(w)))
+    return ('**Feature columns** (`t_LABEL`, and `%%` = 100 * (t_LABEL - t) / t against the '
+            'base, as for `t_patched`): the series with one feature off. %s. The first '
+            'section, attribution, gives each feature\'s share of each workload.'
+            % '; '.join(parts))
+
+
+def switch_notes(patched, wo):
+    """Sentences on feature boots whose switch did not take, or took on a
+    feature that was not active anyway."""
+    notes = []
+    for w in wo:
+        if w.feature == 'kpkeys':
+            why = inactive_kpkeys(patched)
+            if 'kpkeys' in w.rows.get(('unknown',), ''):
+                notes.append('The patched kernel did not know `%s`: the %s column is the '
+                             'patched kernel as it always runs.' % (w.label, w.label))
+            elif why:
+                more = ' '.join(x for x in w.label.split() if x != w.switch)
+                notes.append('The patched kernel does not protect page tables with kpkeys '
+                             'here (its console: "page tables are not protected: %s"), so '
+                             '`%s` changes no code path: %s'
+                             % (why, w.switch, 'the %s column runs the same code as the '
+                                'patched one, and its differences from it are those of '
+                                'another boot (a word more on the command line), not a cost '
+                                'of the protection (kpkeys\' switched-off branches, in both '
+                                'kernels, count in `rest`).' % w.label if not more else
+                                'the %s column differs from the patched one by what `%s` '
+                                'turns off.' % (w.label, more)))
+        elif w.feature == 'slab_virtual':
+            if 'slab_virtual' in w.rows.get(('unknown',), ''):
+                notes.append('The patched kernel did not know `%s`: the %s column is the '
+                             'patched kernel as it always runs.' % (w.label, w.label))
+        elif w.feature == 'secretmem_pool':
+            if w.rows.get(('pool',), 'N') != 'N':
+                notes.append('In the %s boot, secretmem_bench found the pool on '
+                             '(pool_blocks=%s): the switch did not take, and its column '
+                             'is the pool as it runs.' % (w.label, w.rows[('pool',)]))
+        elif w.feature == 'mseal':
+            if any(k[0] == 'mseal' and len(k) == 4 for k in w.rows):
+                notes.append('The %s kernel has mseal(): its column is the series with '
+                             'mseal on.' % w.label)
+    return notes
+
+
+def attribution(a, base, patched, wo, p, att_csv):
+    """The matrix that opens an architecture's tables: for each workload
+    of MATRIX_ROWS, the series' cost against the base and each feature's
+    share of it (attribution_row()).  Nothing without feature boots."""
+    if not wo:
         return
-    p('### Other rows of the patched kernel booted with `%s`' % params)
+    groups = attribution_groups(base, patched)
+    why = inactive_kpkeys(patched)
+    heads = []
+    for f, _, name in FEATURES:
+        if f == 'kpkeys' and why:
+            name += ' (inactive)'
+        heads.append(name)
+    p('## %s: attribution' % a.arch)
     p('')
-    p('The first figure of each BENCH row the patched-off boot measured, against the base '
-      'kernel\'s (the per-call tables\' fastest call, the memfd_secret table\'s median), '
-      'in nanoseconds of %s. `%%` = 100 * (t_patched-off - t) / t. **A positive '
-      'percentage means the patched-off kernel is slower**.' % a.clock)
+    p('**What each feature of the series costs**, workload by workload, in percent of the '
+      'base kernel\'s figure (%s; the series: %s; %s; %s). `total` = 100 * (patched - base) '
+      '/ base. A feature\'s column = 100 * (patched - the series with that feature off) / '
+      'base: its share of `total`. Off by: %s. `rest` = `total` minus the '
+      'four shares: what no switch removes (code of the series that stays with every '
+      'feature off, such as the mseal changes to the munmap path, and how the features '
+      'interact). A workload of several rows (`rows`) is the mean of its rows\' '
+      'percentages; every row, with each kernel\'s own column, is in the tables below. '
+      '**A positive figure means that feature makes the workload slower**; - where its '
+      'boot was not run or did not run that program.'
+      % (a.clock, a.series, a.qemu, datetime.date.today().isoformat(),
+         ', '.join('%s `%s`' % (name, w.label if w else sw)
+                   for (f, sw, name), w in zip(FEATURES, [
+                       {x.feature: x for x in wo}.get(f) for f, _, _ in FEATURES]))))
     p('')
-    p('| table | state | call | n | t | t_patched-off | delta | % |')
-    p('|---|---|---|---:|---:|---:|---:|---:|')
-    for k in keys:
-        t, to = base[k][0], off[k][0]
-        p('| %s | %s | %s | %d | %d | %d | %+d | %+.2f%% |'
-          % (k + (t, to, to - t, pct(to, t))))
+    notes = switch_notes(patched, wo)
+    if why and not any(w.feature == 'kpkeys' for w in wo):
+        notes.insert(0, 'kpkeys (inactive): the patched kernel does not protect page tables '
+                        'with kpkeys here ("%s").' % why)
+    notes.append('Resolution: a word added to the command line moves a cell by up to '
+                 '0.002%; munmap and mremap rows over 4 or more VMAs carry the allocator\'s '
+                 'state after boot, about +-2% (bench/preface.md).')
+    for n in notes:
+        p(n)
+        p('')
+    p('| workload | rows | total | %s | rest |' % ' | '.join(heads))
+    p('|---|---:|---:|' + '---:|' * len(FEATURES) + '---:|')
+
+    def cell(v):
+        # No "-0.00%": a share that rounds to nothing has no sign.
+        return '-' if v is None else '%+.2f%%' % (0.0 if abs(v) < 0.005 else v)
+    for g, workload, _ in MATRIX_ROWS:
+        keys = groups.get(g)
+        if not keys:
+            continue
+        total, shares, rest = attribution_row(base, patched, wo, keys)
+        p('| %s | %d | %s | %s | %s |'
+          % (workload, len(keys), cell(total),
+             ' | '.join(cell(shares[f]) for f, _, _ in FEATURES), cell(rest)))
+
+        def c(v):
+            return '' if v is None else '%.3f' % v
+        att_csv.append(','.join([g, str(len(keys)), c(total)]
+                                + [c(shares[f]) for f, _, _ in FEATURES] + [c(rest)]))
     p('')
 
 
@@ -814,40 +1156,64 @@ def main(argv=None):
                     help='the kernel images and the initramfs measured (sha256 in the header)')
     ap.add_argument('--csv')
     ap.add_argument('--md')
-    ap.add_argument('--off', metavar='LOG',
-                    help='console of the patched kernel booted with kpkeys=off '
-                         '(a patched-off column where it has the row)')
-    ap.add_argument('--off-initramfs', metavar='FILE',
-                    help='the initramfs of the patched-off boot (sha256 in the header)')
-    ap.add_argument('--slab-off', metavar='LOG',
-                    help='console of the patched kernel booted with slab_virtual=off '
-                         '(a third column in the slab tables)')
+    names = ', '.join(f for f, _, _ in FEATURES)
+    ap.add_argument('--without', nargs=2, action='append', default=[],
+                    metavar=('FEATURE', 'LOG'),
+                    help='console of the series with FEATURE (%s) off: a column in '
+                         'every table it measured, and the attribution matrix' % names)
+    ap.add_argument('--without-initramfs', nargs=2, action='append', default=[],
+                    metavar=('FEATURE', 'FILE'),
+                    help="the initramfs of FEATURE's boot (sha256 in the header)")
+    ap.add_argument('--without-kernel', nargs=2, action='append', default=[],
+                    metavar=('FEATURE', 'FILE'),
+                    help="the kernel image of FEATURE's boot where it has its own "
+                         "(mseal; sha256 in the header)")
+    ap.add_argument('--off', metavar='LOG', help='--without kpkeys LOG')
+    ap.add_argument('--off-initramfs', metavar='FILE', help='--without-initramfs kpkeys FILE')
+    ap.add_argument('--slab-off', metavar='LOG', help='--without slab_virtual LOG')
     ap.add_argument('--slab-off-initramfs', metavar='FILE',
-                    help='the initramfs of the slab_virtual=off boot (sha256 in the header)')
+                    help='--without-initramfs slab_virtual FILE')
     ap.add_argument('base')
     ap.add_argument('patched')
     a = ap.parse_args(argv)
+    for opt, feature, attr in (('off', 'kpkeys', 'without'),
+                               ('off_initramfs', 'kpkeys', 'without_initramfs'),
+                               ('slab_off', 'slab_virtual', 'without'),
+                               ('slab_off_initramfs', 'slab_virtual', 'without_initramfs')):
+        if getattr(a, opt):
+            getattr(a, attr).append([feature, getattr(a, opt)])
 
     base, patched = load(a.base), load(a.patched)
     if not base or not patched:
         sys.exit('bench-report: no BENCH lines in %s' % (a.base if not base else a.patched))
-    off = None
-    if a.off:
-        off = load(a.off)
-        if not any(len(k) == 4 for k in off):
-            sys.exit('bench-report: no BENCH lines in %s' % a.off)
-    svoff = None
-    if a.slab_off:
-        svoff = load(a.slab_off)
-        if not any(k[0] == 'slab' and len(k) == 4 for k in svoff):
-            sys.exit('bench-report: no slab_bench rows in %s' % a.slab_off)
+    files = {}
+    for what, pairs in (('log', a.without), ('initramfs', a.without_initramfs),
+                        ('kernel', a.without_kernel)):
+        for feature, path in pairs:
+            if feature not in SWITCH:
+                sys.exit('bench-report: no feature %r (%s)' % (feature, names))
+            if (feature, what) in files:
+                sys.exit('bench-report: two %ss of the %s boot' % (what, feature))
+            files[(feature, what)] = path
+    wo = []
+    for feature, _, _ in FEATURES:
+        if (feature, 'log') not in files:
+            continue
+        rows = load(files[(feature, 'log')])
+        if not any(len(k) == 4 for k in rows):
+            sys.exit('bench-report: no BENCH lines in %s' % files[(feature, 'log')])
+        wo.append(Without(feature, rows, patched, files.get((feature, 'initramfs')),
+                          files.get((feature, 'kernel'))))
 
     out = []
     csv = ['table,state,call,n,t_base_ns,t_patched_ns,delta_ns,percent,'
-           'median_base_ns,median_patched_ns,median_percent']
-    cyc_csv = ['table,state,call,n,refcycles_base,refcycles_patched,delta,percent']
-    ins_csv = ['table,state,call,n,insns_base,insns_patched,delta,percent']
+           'median_base_ns,median_patched_ns,median_percent' + wo_csv_head(WO_CSV)]
+    cyc_csv = [counter_csv_head('refcycles')]
+    ins_csv = [counter_csv_head('insns')]
+    att_csv = ['workload,rows,total_percent'
+               + ''.join(',%s_percent' % f for f, _, _ in FEATURES) + ',rest_percent']
     p = out.append
+    attribution(a, base, patched, wo, p, att_csv)
     p('## %s: mseal' % a.arch)
     p('')
     p('Base: Debian %s, unpatched. Patched: the same plus the series (%s). '
@@ -856,15 +1222,23 @@ def main(argv=None):
       % (a.base_version, a.series, kconfig_options(a.kconfig), a.qemu, a.clock,
          datetime.date.today().isoformat()))
     p('')
-    if a.images:
-        p('Measured (sha256): base kernel `%s`, patched kernel `%s`, initramfs `%s`%s%s.'
-          % (tuple(sha256(f) for f in a.images)
-             + ((', patched-off initramfs `%s`' % sha256(a.off_initramfs))
-                if a.off_initramfs else '',
-                (', slab_virtual=off initramfs `%s`' % sha256(a.slab_off_initramfs))
-                if a.slab_off_initramfs else '')))
+    if a.images or any(w.initramfs or w.kernel for w in wo):
+        inputs = []
+        if a.images:
+            inputs += ['%s `%s`' % (what, sha256(f)) for what, f in
+                       zip(('base kernel', 'patched kernel', 'initramfs'), a.images)]
+        for w in wo:
+            inputs += ['%s %s `%s`' % (w.label, what, sha256(f)) for what, f in
+                       (('kernel', w.kernel), ('initramfs', w.initramfs)) if f]
+        p('Measured (sha256): %s.' % ', '.join(inputs))
         p('')
-    m = method(base, patched, 'mseal_bench')
+    if wo:
+        p(boots_text(patched, wo))
+        p('')
+        for n in switch_notes(patched, wo):
+            p(n)
+            p('')
+    m = method(base, patched, 'mseal_bench', wo)
     no_cycles_note(a, base, patched, p)
 
     for state, what in (('noseal', 'a process that has never called mseal()'),
@@ -872,6 +1246,7 @@ def main(argv=None):
                                    'first (the ranges timed are not sealed)')):
         p('### Per-call cost, %s' % what)
         p('')
+        swo = measured(wo, [k for _, _, _, k in syscall_rows(state)])
         p('Time of one call over a range of `vmas` one-page VMAs, in '
           'nanoseconds of %s: the fastest of %d calls (%d samples of %d), that is '
           'the cost of the call\'s own code path without the periodic kernel work '
@@ -883,20 +1258,23 @@ def main(argv=None):
           '**A positive percentage means the patched kernel is slower**. `median %%`: '
           'the same comparison for the median of %d samples, each the mean of %d calls '
           '(mremap: of one batch), which includes that periodic work and therefore '
-          'moves with where it lands.'
+          'moves with where it lands.%s'
           % (a.clock, m['reps'] * m['batch'], m['reps'], m['batch'], m['reps'],
-             m['reps'], m['batch']))
+             m['reps'], m['batch'], WO_SENTENCE if swo else ''))
         p('')
-        p('| syscall | vmas | t | t_patched | delta | per_vma | % | median % |')
-        p('|---|---:|---:|---:|---:|---:|---:|---:|')
+        head, rule = wo_head(swo)
+        p('| syscall | vmas | t | t_patched | delta | per_vma | % | median %' + head + ' |')
+        p('|---|---:|---:|---:|---:|---:|---:|---:' + rule + '|')
         for call, name, n, k in syscall_rows(state):
             if k not in base or k not in patched:
                 continue
             (t, mt), (tp, mtp) = base[k], patched[k]
-            p('| %s | %d | %d | %d | %+d | %+.1f | %+.2f%% | %+.2f%% |'
-              % (name, n, t, tp, tp - t, (tp - t) / n, pct(tp, t), pct(mtp, mt)))
+            p('| %s | %d | %d | %d | %+d | %+.1f | %+.2f%% | %+.2f%%%s |'
+              % (name, n, t, tp, tp - t, (tp - t) / n, pct(tp, t), pct(mtp, mt),
+                 wo_cells(swo, k, t)))
             csv.append('syscall,%s,%s,%d,%d,%d,%d,%.3f,%d,%d,%.3f'
-                       % (state, call, n, t, tp, tp - t, pct(tp, t), mt, mtp, pct(mtp, mt)))
+                       % (state, call, n, t, tp, tp - t, pct(tp, t), mt, mtp, pct(mtp, mt))
+                       + wo_csv(wo, k, t, WO_CSV, mt))
         p('')
         if has_counter('cyc', base, patched, 'syscall', state):
             p('#### Kernel ref-cycles (median), %s' % what)
@@ -911,22 +1289,24 @@ def main(argv=None):
                  cycles_overhead(base, patched, state,
                                  'once per call (mremap: once per sample)', m)))
             p('')
+            cwo = measured(wo, [('cyc',) + k for _, _, _, k in syscall_rows(state)])
+            head, rule = wo_head(cwo, prefix='ref-cycles ')
             p('| syscall | vmas | t median | t_patched median | % '
-              '| ref-cycles | patched | delta | per_vma | % |')
-            p('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+              '| ref-cycles | patched | delta | per_vma | %' + head + ' |')
+            p('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:' + rule + '|')
             for _, name, n, k in syscall_rows(state):
                 if k not in base or k not in patched:
                     continue
-                c = counter_row('cyc', cyc_csv, base, patched, k)
+                c = counter_row('cyc', cyc_csv, base, patched, k, wo)
                 if c is None:
                     continue
                 (t, tp), mt, mtp = c, base[k][1], patched[k][1]
-                p('| %s | %d | %d | %d | %+.2f%% | %d | %d | %+d | %+.1f | %+.2f%% |'
+                p('| %s | %d | %d | %d | %+.2f%% | %d | %d | %+d | %+.1f | %+.2f%%%s |'
                   % (name, n, mt, mtp, pct(mtp, mt), t, tp, tp - t, (tp - t) / n,
-                     pct(tp, t)))
+                     pct(tp, t), counter_cells(cwo, 'cyc', k, t)))
             p('')
         if has_counter('ins', base, patched, 'syscall', state):
-            insns_table(base, patched, p, ins_csv, state, what, m)
+            insns_table(base, patched, wo, p, ins_csv, state, what, m)
 
     p('### Page moves (stress-ng pagemove style)')
     p('')
@@ -935,20 +1315,27 @@ def main(argv=None):
       'mremap(MREMAP_MAYMOVE|MREMAP_FIXED): %d remaps per sample, median of %d samples. '
       '`page_remaps_per_sec` counts remaps per second of %s (higher is better); '
       '`%%` = 100 * (t_patched - t) / t of the time per sample: **positive means the '
-      'patched kernel is slower**.' % (m['pagemove_pages'], remaps, m['reps'], a.clock))
+      'patched kernel is slower**.%s' % (m['pagemove_pages'], remaps, m['reps'], a.clock,
+                                         WO_SENTENCE if measured(wo, [
+                                             ('pagemove', s_, 'mremap_page', remaps)
+                                             for s_ in ('noseal', 'sealed')]) else ''))
     p('')
-    p('| process | t per %d remaps (ns) | t_patched | page_remaps_per_sec | patched | %% |'
-      % remaps)
-    p('|---|---:|---:|---:|---:|---:|')
-    for state in ('noseal', 'sealed'):
-        k = ('pagemove', state, 'mremap_page', remaps)
+    pkeys = [('pagemove', state, 'mremap_page', remaps) for state in ('noseal', 'sealed')]
+    pwo = measured(wo, pkeys)
+    head, rule = wo_head(pwo)
+    p('| process | t per %d remaps (ns) | t_patched | page_remaps_per_sec | patched | %%'
+      % remaps + head + ' |')
+    p('|---|---:|---:|---:|---:|---:' + rule + '|')
+    for k in pkeys:
+        state = k[1]
         if k in base and k in patched:
             (t, mt), (tp, mtp) = base[k], patched[k]
-            p('| %s | %d | %d | %.0f | %.0f | %+.2f%% |'
+            p('| %s | %d | %d | %.0f | %.0f | %+.2f%%%s |'
               % ('no seals' if state == 'noseal' else 'seals elsewhere', t, tp,
-                 remaps * 1e9 / t, remaps * 1e9 / tp, pct(tp, t)))
+                 remaps * 1e9 / t, remaps * 1e9 / tp, pct(tp, t), wo_cells(pwo, k, t)))
             csv.append('pagemove,%s,mremap_page,%d,%d,%d,%d,%.3f,%d,%d,%.3f'
-                       % (state, remaps, t, tp, tp - t, pct(tp, t), mt, mtp, pct(mtp, mt)))
+                       % (state, remaps, t, tp, tp - t, pct(tp, t), mt, mtp, pct(mtp, mt))
+                       + wo_csv(wo, k, t, WO_CSV, mt))
     p('')
     if has_counter('cyc', base, patched, 'pagemove'):
         p('Kernel ref-cycles of the same samples: %s, per sample of %d remaps, '
@@ -956,32 +1343,38 @@ def main(argv=None):
           'slower**.' % (CYCLES_WHAT, remaps, m['reps'],
                          cycles_overhead(base, patched, 'noseal', 'once per sample', m)))
         p('')
-        p('| process | ref-cycles per %d remaps | patched | delta | %% |' % remaps)
-        p('|---|---:|---:|---:|---:|')
-        for state in ('noseal', 'sealed'):
-            c = counter_row('cyc', cyc_csv, base, patched,
-                            ('pagemove', state, 'mremap_page', remaps))
+        cwo = measured(wo, [('cyc',) + k for k in pkeys])
+        head, rule = wo_head(cwo, prefix='ref-cycles ')
+        p('| process | ref-cycles per %d remaps | patched | delta | %%' % remaps + head + ' |')
+        p('|---|---:|---:|---:|---:' + rule + '|')
+        for k in pkeys:
+            c = counter_row('cyc', cyc_csv, base, patched, k, wo)
             if c:
                 t, tp = c
-                p('| %s | %d | %d | %+d | %+.2f%% |'
-                  % ('no seals' if state == 'noseal' else 'seals elsewhere', t, tp,
-                     tp - t, pct(tp, t)))
+                p('| %s | %d | %d | %+d | %+.2f%%%s |'
+                  % ('no seals' if k[1] == 'noseal' else 'seals elsewhere', t, tp,
+                     tp - t, pct(tp, t), counter_cells(cwo, 'cyc', k, t)))
         p('')
 
     p('### The cost of sealing')
     p('')
+    mkeys = [('mseal', 'noseal', 'mseal', n) for n in SIZES]
+    mwo = measured(wo, mkeys)
     p('Median time of one mseal() over `vmas` fresh one-page VMAs on the patched kernel, '
-      'in nanoseconds of %s (the base kernel has no mseal()). `per_vma` = t / vmas.'
-      % a.clock)
+      'in nanoseconds of %s (the base kernel has no mseal()). `per_vma` = t / vmas.%s'
+      % (a.clock, ' `t_LABEL`: the series with that one feature off; its `%` = 100 * '
+         '(t_LABEL - t) / t against the patched kernel (not the base: it has no '
+         'mseal()).' if mwo else ''))
     p('')
-    p('| vmas | t | per_vma |')
-    p('|---:|---:|---:|')
-    for n in SIZES:
-        k = ('mseal', 'noseal', 'mseal', n)
+    head, rule = wo_head(mwo)
+    p('| vmas | t | per_vma' + head + ' |')
+    p('|---:|---:|---:' + rule + '|')
+    for k in mkeys:
+        n = k[3]
         if k in patched:
             t = patched[k][0]
-            p('| %d | %d | %.0f |' % (n, t, t / n))
-            csv.append('mseal,noseal,mseal,%d,,%d,,,,,' % (n, t))
+            p('| %d | %d | %.0f%s |' % (n, t, t / n, wo_cells(mwo, k, t)))
+            csv.append('mseal,noseal,mseal,%d,,%d,,,,,' % (n, t) + wo_csv(wo, k, None, WO_CSV))
     p('')
     if any(k[:3] == ('cyc', 'mseal', 'noseal') for k in patched):
         p('Kernel ref-cycles of the same calls on the patched kernel: %s; median '
@@ -994,30 +1387,32 @@ def main(argv=None):
             k = ('cyc', 'mseal', 'noseal', 'mseal', n)
             if k in patched:
                 p('| %d | %d | %.0f |' % (n, patched[k], patched[k] / n))
-                cyc_csv.append('mseal,noseal,mseal,%d,,%d,,' % (n, patched[k]))
+                cyc_csv.append('mseal,noseal,mseal,%d,,%d,,' % (n, patched[k])
+                               + ',,' * len(FEATURES))
         p('')
 
     frag_csv = ['files,pages,directmap4k_base_kb,directmap4k_patched_kb,'
                 'directmap2m_base_kb,directmap2m_patched_kb,'
                 'directmap1g_base_kb,directmap1g_patched_kb,'
-                'level3_splits_base,level3_splits_patched']
-    secretmem_tables(a, base, patched, p, csv, frag_csv, cyc_csv)
-    pgt_csv = ['operation,pages,t_base_ns,t_patched_ns,t_patched_off_ns,percent_patched,'
-               'percent_patched_off,pkrs_writes_per_op_base,pkrs_writes_per_op_patched,'
-               'pkrs_writes_per_op_patched_off,dmap_splits_base,dmap_splits_patched,'
-               'dmap_splits_patched_off']
-    pgtable_tables(a, base, patched, off, p, pgt_csv)
-    if off and not any(k[:2] == ('pgtable', 'all') for k in patched):
-        off_other_table(a, base, off, p, off_params(patched, off))
-    slab_csv = ['state,row,n,t_base_ns,t_patched_ns,t_slab_virtual_off_ns,percent_patched,'
-                'percent_slab_virtual_off,median_base_ns,median_patched_ns,'
-                'median_slab_virtual_off_ns,median_percent_patched,'
-                'median_percent_slab_virtual_off,tlb_ipis_per_op_base,tlb_ipis_per_op_patched,'
-                'tlb_ipis_per_op_slab_virtual_off,sv_flushes_per_op_patched,'
-                'sv_freed_pages_per_op_patched,sv_pending_pages_patched,'
-                'sv_escaped_slabs_patched']
+                'level3_splits_base,level3_splits_patched'
+                + ''.join(',directmap4k_no_%s_kb' % f for f, _, _ in FEATURES)]
+    secretmem_tables(a, base, patched, wo, p, csv, frag_csv, cyc_csv)
+    fs = [f for f, _, _ in FEATURES]
+    pgt_csv = ['operation,pages,t_base_ns,t_patched_ns,percent_patched'
+               + ''.join(',t_no_%s_ns,percent_no_%s' % (f, f) for f in fs)
+               + ',pkrs_writes_per_op_base,pkrs_writes_per_op_patched'
+               + ''.join(',pkrs_writes_per_op_no_%s' % f for f in fs)
+               + ',dmap_splits_base,dmap_splits_patched'
+               + ''.join(',dmap_splits_no_%s' % f for f in fs)]
+    pgtable_tables(a, base, patched, wo, p, pgt_csv)
+    slab_csv = ['state,row,n,t_base_ns,t_patched_ns,percent_patched,median_base_ns,'
+                'median_patched_ns,median_percent_patched' + wo_csv_head(WO_CSV)
+                + ',tlb_ipis_per_op_base,tlb_ipis_per_op_patched'
+                + ''.join(',tlb_ipis_per_op_no_%s' % f for f in fs)
+                + ',sv_flushes_per_op_patched,sv_freed_pages_per_op_patched,'
+                'sv_pending_pages_patched,sv_escaped_slabs_patched']
     slabmem_csv = ['kernel,' + ','.join(SVMEM_KEYS)]
-    slab_tables(a, base, patched, svoff, p, slab_csv, slabmem_csv)
+    slab_tables(a, base, patched, wo, p, slab_csv, slabmem_csv)
 
     text = '\n'.join(out)
     print(text)
@@ -1030,11 +1425,12 @@ def main(argv=None):
         if len(frag_csv) > 1:
             with open(re.sub(r'\.csv$', '', a.csv) + '-frag.csv', 'w') as f:
                 f.write('\n'.join(frag_csv) + '\n')
-        # Only runs with ref-cycles (instructions, pgtable_bench rows) have
-        # this file: never leave an older run's next to this run's tables.
+        # Only runs with ref-cycles (instructions, pgtable_bench rows, feature
+        # boots) have this file: never leave an older run's next to this
+        # run's tables.
         for suffix, rows in (('-cycles.csv', cyc_csv), ('-insns.csv', ins_csv),
                              ('-pgtable.csv', pgt_csv), ('-slab.csv', slab_csv),
-                             ('-slabmem.csv', slabmem_csv)):
+                             ('-slabmem.csv', slabmem_csv), ('-attribution.csv', att_csv)):
             path = re.sub(r'\.csv$', '', a.csv) + suffix
             if len(rows) > 1:
                 with open(path, 'w') as f:

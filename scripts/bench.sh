@@ -9,34 +9,44 @@
 #                          mseal_bench's kernel instructions where the
 #                          guest has an instruction counter: arm64)
 # Output: build/bench/ARCH-*.log (consoles), build/bench/ARCH.csv and
-# build/bench/ARCH.md (tables).
+# build/bench/ARCH.md (tables, the attribution matrix first).
 #
-# A third boot, "patched-off", runs the patched kernel again with
-# kpkeys=off (page tables not protected by kernel protection keys).  Env
-# BENCH_OFF: "pgtable" (the default) runs only pgtable_bench in it, "all"
-# the whole manifest (the report then adds a table of every other row
-# against the base), 0 no third boot.  Env BENCH_OFF_APPEND: more words for
-# that boot's command line.  On arm64 with stock QEMU, which has no POE,
-# kpkeys=off changes nothing (the protection is inactive anyway), so there
-# it defaults to slab_virtual=off: the column is then the series with both
-# features off, which splits the page-table rows' cost between kpkeys'
-# inactive code and SLAB_VIRTUAL's slab lookups (vmalloc allocates and
-# frees slab objects).
+# Feature boots (issue 32): the patched series again with one of its
+# features off, so that every table gets a column per feature and
+# bench/RESULTS.md's attribution matrix can say what each one costs:
+#   patched-off      the patched kernel with kpkeys=off      env BENCH_OFF
+#   patched-svoff    ... with slab_virtual=off               env BENCH_SLAB_OFF
+#   patched-pooloff  ... with secretmem.pool_blocks=0        env BENCH_POOL_OFF
+#   nomseal          a kernel of its own: the patched bench   env BENCH_NOMSEAL
+#                    configuration with CONFIG_MSEAL=n
+#                    (configs/bench-nomseal.config; mseal has
+#                    no boot switch), booted as the patched one
+# Each env is "all" (every program of guest/bench/manifest, from the same
+# initramfs as the base and patched boots), a comma-separated list of the
+# manifest's program names (those alone, from an initramfs that differs
+# only in /etc/manifest; the other rows of that column show -), or 0 (no
+# such boot).  Unset: BENCH_FEATURES decides, for each boot whose feature
+# the patched kernel was built with (CONFIG_KPKEYS_HARDENED_PGTABLES,
+# CONFIG_SLAB_VIRTUAL, CONFIG_SECRETMEM_POOL, CONFIG_MSEAL; no boot
+# otherwise): "all" (the default), "min" (each boot the programs whose
+# rows its feature can change at all: every program for kpkeys and
+# SLAB_VIRTUAL, secretmem_bench for the pool, which serves nothing but
+# memfd_secret, and both mseal_bench lines for mseal) or 0 (base and
+# patched only).  Older values still work: BENCH_OFF=pgtable
+# (pgtable_bench alone), BENCH_SLAB_OFF=1 (slab_bench alone).
+# BENCH_OFF_APPEND: more words for the kpkeys=off boot's command line (its
+# column is then named after all of them).
 #
 # arm64 runs on Debian's QEMU, which has no POE: the patched kernel's
-# page-table protection stays inactive there.  Env BENCH_QEMU=poe runs it
-# on our QEMU (qemu/, FEAT_S1POE for -cpu max, once 'make qemu' has built
-# it), where the protection is on, with the "patched-off" boot by default
-# (BENCH_OFF=pgtable, without slab_virtual=off).  But QEMU 9.0.1 under
-# -icount is slow: pgtable_bench on the base kernel had not finished its
-# first row after 10 minutes, where Debian's 7.2 runs all of it in 25 s
-# (without -icount, 9.0.1 took 22 s).
-#
-# A fourth boot, "patched-svoff", runs the patched kernel again with
-# slab_virtual=off (slabs in the linear map, as in the base kernel), running
-# slab_bench alone; the report adds its column to the slab tables.  Env
-# BENCH_SLAB_OFF: 1, or 0 for no such boot; by default 1 where the patched
-# kernel was built with CONFIG_SLAB_VIRTUAL=y, 0 elsewhere.
+# page-table protection stays inactive there, so kpkeys=off changes
+# nothing and that column measures the same code (the report says so).
+# Until issue 32 that boot added slab_virtual=off on arm64; the
+# slab_virtual=off column now gives SLAB_VIRTUAL's share on its own.  Env
+# BENCH_QEMU=poe runs arm64 on our QEMU (qemu/, FEAT_S1POE for -cpu max,
+# once 'make qemu' has built it), where the protection is on.  But QEMU
+# 9.0.1 under -icount is slow: pgtable_bench on the base kernel had not
+# finished its first row after 10 minutes, where Debian's 7.2 runs all of
+# it in 25 s (without -icount, 9.0.1 took 22 s).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -70,21 +80,51 @@ poe)
 "" | stock) ;;
 *) die "BENCH_QEMU must be poe or stock, not '$BENCH_QEMU'" ;;
 esac
-case ${BENCH_OFF:-} in
-"") off=pgtable ;;
-0 | pgtable | all) off=$BENCH_OFF ;;
-*) die "BENCH_OFF must be pgtable, all or 0, not '$BENCH_OFF'" ;;
+# The feature boots, in the order they run: KIND ENV KCONFIG FEATURE MIN
+# (FEATURE: scripts/bench-report.py's name for it; MIN: what
+# BENCH_FEATURES=min runs).
+feature_boots=(
+	"patched-off BENCH_OFF CONFIG_KPKEYS_HARDENED_PGTABLES kpkeys all"
+	"patched-svoff BENCH_SLAB_OFF CONFIG_SLAB_VIRTUAL slab_virtual all"
+	"patched-pooloff BENCH_POOL_OFF CONFIG_SECRETMEM_POOL secretmem_pool secretmem_bench"
+	"nomseal BENCH_NOMSEAL CONFIG_MSEAL mseal mseal_bench,mseal_bench_sealed"
+)
+case ${BENCH_FEATURES:-all} in
+all | min | 0) features_default=${BENCH_FEATURES:-all} ;;
+*) die "BENCH_FEATURES must be all, min or 0, not '$BENCH_FEATURES'" ;;
 esac
+bench_names=$("$ROOT/scripts/manifest.sh" init "$arch" "$ROOT/guest/bench/manifest" | awk '$1 == "run" { print $2 }')
+# What a feature boot runs, from its env's value: all, 0, or a
+# comma-separated list of the manifest's program names (checked here,
+# before anything is built).  Prints the value.
+feature_programs() { # ENV VALUE
+	local p
+	case $2 in
+	all | 0) echo "$2"; return ;;
+	pgtable) [ "$1" = BENCH_OFF ] && { echo pgtable_bench; return; } ;;
+	1) [ "$1" = BENCH_SLAB_OFF ] && { echo slab_bench; return; } ;;
+	esac
+	[ -n "$2" ] || die "$1 is empty: all, 0 or programs of guest/bench/manifest"
+	for p in ${2//,/ }; do
+		grep -qx -- "$p" <<<"$bench_names" ||
+			die "$1: guest/bench/manifest runs no '$p' on $arch (all, 0, or some of: $(paste -sd, <<<"$bench_names"))"
+	done
+	echo "$2"
+}
+declare -A runs # KIND -> all, 0, a list of programs, or "auto" (decided by the patched .config)
+for fb in "${feature_boots[@]}"; do
+	read -r kind var _ _ _ <<<"$fb"
+	if [ -n "${!var:-}" ]; then
+		runs[$kind]=$(feature_programs "$var" "${!var}")
+	else
+		runs[$kind]=auto
+	fi
+done
 off_append=${BENCH_OFF_APPEND-}
-{ [ "$arch" = x86_64 ] || [ -n "$qemu_note" ]; } ||
-	off_append=${BENCH_OFF_APPEND-slab_virtual=off}
-case ${BENCH_SLAB_OFF:-} in
-"") slab_off=auto ;; # decided by the patched kernel's .config, once built
-0 | 1) slab_off=$BENCH_SLAB_OFF ;;
-*) die "BENCH_SLAB_OFF must be 1 or 0, not '$BENCH_SLAB_OFF'" ;;
-esac
-# Never report an older run's third or fourth console next to this run's.
-rm -f "$bdir/$arch-patched-off.log" "$bdir/$arch-patched-svoff.log"
+# Never report an older run's feature consoles next to this run's.
+for fb in "${feature_boots[@]}"; do
+	rm -f "$bdir/$arch-${fb%% *}.log"
+done
 
 # The unpatched base, checked out next to build/linux.
 if [ ! -d "$base_src" ] || [ "$(git -C "$base_src" rev-parse HEAD 2>/dev/null)" != "$(git -C "$KSRC" rev-parse base)" ]; then
@@ -100,11 +140,42 @@ for kind in base patched; do
 	"$ROOT/scripts/configure.sh" "$arch" bench "$kind" "$bdir/$arch-$kind" "$src"
 	"$ROOT/scripts/build.sh" "$arch" "$bdir/$arch-$kind" "$src"
 done
+# What each feature boot runs, now that the patched .config says which
+# features the series has here.
+for fb in "${feature_boots[@]}"; do
+	read -r kind _ kconfig _ min <<<"$fb"
+	[ "${runs[$kind]}" = auto ] || continue
+	runs[$kind]=0
+	if grep -q "^$kconfig=y" "$bdir/$arch-patched/.config"; then
+		case $features_default in
+		all) runs[$kind]=all ;;
+		min) runs[$kind]=$min ;;
+		esac
+	fi
+done
+# The MSEAL=n kernel: the patched tree and bench configuration with
+# configs/bench-nomseal.config last.  Its .config must differ from the
+# patched one's in mseal's two options only, or its column would measure
+# more than mseal.  CONFIG_MSEAL is in struct mm_struct (mm_types.h), so
+# nearly every object differs from the patched kernel's: a first build
+# takes about as long as the patched kernel's, later ones come from ccache.
+if [ "${runs[nomseal]}" != 0 ]; then
+	CONFIG_EXTRA="${CONFIG_EXTRA:+$CONFIG_EXTRA }$ROOT/configs/bench-nomseal.config" \
+		"$ROOT/scripts/configure.sh" "$arch" bench patched "$bdir/$arch-nomseal" "$KSRC"
+	if ! cfgdiff=$(diff <(grep -v 'CONFIG_MSEAL[ =_]' "$bdir/$arch-patched/.config") \
+		<(grep -v 'CONFIG_MSEAL[ =_]' "$bdir/$arch-nomseal/.config")); then
+		printf '%s\n' "$cfgdiff" >&2
+		die "the MSEAL=n kernel's .config differs from the patched one beyond CONFIG_MSEAL* (above)"
+	fi
+	"$ROOT/scripts/build.sh" "$arch" "$bdir/$arch-nomseal" "$KSRC"
+fi
+kernels=(base patched)
+[ "${runs[nomseal]}" = 0 ] || kernels+=(nomseal)
 # Each kernel's own test_vmalloc.ko (pgtable_bench's vmalloc rows), in an
 # archive of its own that its boots append to the initramfs: the kernel
 # unpacks concatenated archives in turn, so every kernel runs the same
 # programs and loads a module built for it.
-for kind in base patched; do
+for kind in "${kernels[@]}"; do
 	mroot=$bdir/$arch-$kind/modroot
 	rm -rf "$mroot"
 	mkdir -p "$mroot/lib/modules"
@@ -113,10 +184,6 @@ for kind in base patched; do
 	"${CROSS}strip" --strip-debug -o "$mroot/lib/modules/test_vmalloc.ko" "$ko"
 	pack_initramfs "$mroot" "$bdir/$arch-$kind/modules.cpio"
 done
-if [ "$slab_off" = auto ]; then
-	slab_off=0
-	grep -q '^CONFIG_SLAB_VIRTUAL=y' "$bdir/$arch-patched/.config" && slab_off=1
-fi
 
 # One set of benchmark binaries for both kernels (the patched kernel's
 # headers: they define __NR_mseal, which the programs also hard-code).
@@ -137,29 +204,46 @@ fi
 "$ROOT/scripts/manifest.sh" init "$arch" "$ROOT/guest/bench/manifest" | awk "$options" |
 	guest_etc "$groot"
 pack_initramfs "$groot" "$bdir/$arch-guest/initramfs.cpio"
-# An initramfs that runs one program of the manifest alone: the same files
-# as the full one, but an /etc/manifest of that program's line.  Prints its
-# path.
-alone_initramfs() { # SUFFIX PROGRAM KNOB
+# An initramfs that runs some programs of the manifest alone: the same
+# files as the full one, but an /etc/manifest of those programs' lines, in
+# the manifest's order.  Prints its path.
+subset_initramfs() { # KIND PROGRAM[,PROGRAM...]
 	local dir=$bdir/$arch-guest/root-$1 manifest=$bdir/$arch-guest/manifest-$1
 	rm -rf "$dir"
 	cp -a "$groot" "$dir"
 	"$ROOT/scripts/manifest.sh" init "$arch" "$ROOT/guest/bench/manifest" |
-		awk -v p="$2" '$2 == p' | awk "$options" > "$manifest"
-	[ -s "$manifest" ] || die "guest/bench/manifest runs no $2 on $arch: set $3=0"
+		awk -v p=",$2," 'index(p, "," $2 ",")' | awk "$options" > "$manifest"
+	[ -s "$manifest" ] || die "guest/bench/manifest runs none of $2 on $arch"
 	guest_etc "$dir" < "$manifest"
 	pack_initramfs "$dir" "$bdir/$arch-guest/initramfs-$1.cpio"
 	echo "$bdir/$arch-guest/initramfs-$1.cpio"
 }
-# The patched-off boot's initramfs (BENCH_OFF=pgtable): pgtable_bench
-# alone.  Its rows are large operations (a fork copies 262144 PTEs): on the
-# base kernel, this initramfs instead of the full one, and running first
-# instead of after the other programs, moved them by 0.003% at most
-# (docs/benchmarking.md).
-off_initrd=$bdir/$arch-guest/initramfs.cpio
-[ "$off" = pgtable ] && off_initrd=$(alone_initramfs off pgtable_bench BENCH_OFF)
-# The slab_virtual=off boot's (BENCH_SLAB_OFF=1): slab_bench alone.
-[ "$slab_off" = 1 ] && slab_initrd=$(alone_initramfs slab slab_bench BENCH_SLAB_OFF)
+# Each boot: its kernel, initramfs (before the module archive is
+# appended) and the words it adds to the command line.  A feature boot
+# that runs every program boots the very initramfs of the base and
+# patched boots; one that runs some alone, one that differs only in
+# /etc/manifest.  pgtable_bench's rows are large operations: on the base
+# kernel, its initramfs alone instead of the full one, and running first
+# instead of after the other programs, moved them by 0.003% at most; for
+# slab_bench alone, by at most 0.63% (docs/benchmarking.md).
+declare -A kout_of initrd_of append_of
+kinds=(base patched)
+for kind in base patched; do
+	kout_of[$kind]=$bdir/$arch-$kind initrd_of[$kind]=$bdir/$arch-guest/initramfs.cpio append_of[$kind]=
+done
+for fb in "${feature_boots[@]}"; do
+	read -r kind _ _ _ _ <<<"$fb"
+	[ "${runs[$kind]}" != 0 ] || continue
+	kinds+=("$kind")
+	kout_of[$kind]=$bdir/$arch-patched initrd_of[$kind]=$bdir/$arch-guest/initramfs.cpio
+	[ "${runs[$kind]}" = all ] || initrd_of[$kind]=$(subset_initramfs "$kind" "${runs[$kind]}")
+	case $kind in
+	patched-off) append_of[$kind]=" kpkeys=off${off_append:+ $off_append}" ;;
+	patched-svoff) append_of[$kind]=" slab_virtual=off" ;;
+	patched-pooloff) append_of[$kind]=" secretmem.pool_blocks=0" ;;
+	nomseal) kout_of[$kind]=$bdir/$arch-nomseal append_of[$kind]= ;;
+	esac
+done
 
 # norandmaps: the same address-space layout in every boot, so that page
 # table and maple tree shapes, and hence instruction counts, repeat.
@@ -173,26 +257,15 @@ mode=(--icount) clock="instruction time (QEMU -icount shift=0: 1 ns = 1 guest in
 if [ "$accel" = kvm ]; then
 	mode=(--kvm) clock="wall-clock time under KVM"
 fi
-kinds=(base patched)
-[ "$off" != 0 ] && kinds+=(patched-off)
-[ "$slab_off" = 1 ] && kinds+=(patched-svoff)
 for kind in "${kinds[@]}"; do
-	kout=$bdir/$arch-$kind initrd=$bdir/$arch-guest/initramfs.cpio append=
-	if [ "$kind" = patched-off ]; then
-		kout=$bdir/$arch-patched initrd=$off_initrd
-		append=" kpkeys=off${off_append:+ $off_append}"
-	elif [ "$kind" = patched-svoff ]; then
-		kout=$bdir/$arch-patched initrd=$slab_initrd
-		append=" slab_virtual=off"
-	fi
-	mods=$bdir/$arch-${kind%%-*}/modules.cpio
-	cat "$initrd" "$mods" > "$bdir/$arch-guest/boot-$kind.cpio"
 	initrd=$bdir/$arch-guest/boot-$kind.cpio
-	info "benchmarking the $kind kernel ($arch, ${mode[*]})"
+	cat "${initrd_of[$kind]}" "$bdir/$arch-${kind%%-*}/modules.cpio" > "$initrd"
+	info "benchmarking the $kind kernel ($arch, ${mode[*]}; programs: ${runs[$kind]:-all}${append_of[$kind]:+; added to the command line:${append_of[$kind]}})"
+	boot_start=$SECONDS
 	set +e
-	log=$(QEMU_SMP=1 "$ROOT/scripts/boot.sh" "$arch" "$kout" "${mode[@]}" \
+	log=$(QEMU_SMP=1 "$ROOT/scripts/boot.sh" "$arch" "${kout_of[$kind]}" "${mode[@]}" \
 		--name "bench-$kind" --initrd "$initrd" \
-		--append "norandmaps random.trust_cpu=on$append" \
+		--append "norandmaps random.trust_cpu=on${append_of[$kind]}" \
 		--timeout "${BENCH_TIMEOUT:-3000}")
 	st=$?
 	set -e
@@ -202,20 +275,45 @@ for kind in "${kinds[@]}"; do
 		grep -B5 '^not ok' "$log" >&2
 		die "a benchmark failed on the $kind kernel; console: ${log#"$ROOT"/}"
 	fi
+	info "the $kind boot took $((SECONDS - boot_start)) s"
 done
-off_args=()
-if [ "$off" != 0 ]; then
-	off_args=(--off "$bdir/$arch-patched-off.log" --off-initramfs "$off_initrd")
-	if grep -q 'Unknown kernel command line parameters.*kpkeys' "$bdir/$arch-patched-off.log"; then
-		warn "the patched kernel does not know kpkeys=off: its patched-off column is the feature on"
-	fi
-fi
-if [ "$slab_off" = 1 ]; then
-	off_args+=(--slab-off "$bdir/$arch-patched-svoff.log" --slab-off-initramfs "$slab_initrd")
-	# The patched kernel says "slab_virtual: off" when the switch took.
-	grep -q 'slab_virtual: off' "$bdir/$arch-patched-svoff.log" ||
-		warn "the patched kernel did not turn SLAB_VIRTUAL off: its slab_virtual=off column is the feature as it runs"
-fi
+# Whether the KIND boot ran PROGRAM.
+ran() { [ "${runs[$1]}" = all ] || [[ ,${runs[$1]}, == *,$2,* ]]; }
+# Each feature boot's console must show that its switch took; the report
+# says so too, next to the column.
+report_args=()
+for fb in "${feature_boots[@]}"; do
+	read -r kind _ _ feature _ <<<"$fb"
+	[ "${runs[$kind]}" != 0 ] || continue
+	log=$bdir/$arch-$kind.log
+	report_args+=(--without "$feature" "$log" --without-initramfs "$feature" "${initrd_of[$kind]}")
+	case $kind in
+	patched-off)
+		if grep -q 'Unknown kernel command line parameters.*kpkeys' "$log"; then
+			warn "the patched kernel does not know kpkeys=off: its kpkeys=off column is the feature on"
+		fi
+		;;
+	patched-svoff)
+		# The patched kernel says "slab_virtual: off" when the switch took.
+		grep -q 'slab_virtual: off' "$log" ||
+			warn "the patched kernel did not turn SLAB_VIRTUAL off: its slab_virtual=off column is the feature as it runs"
+		;;
+	patched-pooloff)
+		# secretmem_bench prints the parameter as it found it.  A
+		# parameter the kernel does not have is ignored silently (a
+		# dotted word is taken for a module's).
+		if ran "$kind" secretmem_bench && ! grep -q 'pool_blocks: N at start' "$log"; then
+			warn "secretmem.pool_blocks=0 did not turn the pool off: its column is the pool as it runs"
+		fi
+		;;
+	nomseal)
+		report_args+=(--without-kernel mseal "$bdir/$arch-nomseal/$IMAGE")
+		if ran "$kind" mseal_bench && ! grep -q 'mseal() not available' "$log"; then
+			warn "the MSEAL=n kernel has mseal(): its CONFIG_MSEAL=n column is the feature on"
+		fi
+		;;
+	esac
+done
 
 # A patched kernel built from a tree with uncommitted work says so.
 dirty=
@@ -226,10 +324,10 @@ python3 "$ROOT/scripts/bench-report.py" --arch "$arch" --clock "$clock" \
 	--qemu "$($QEMU --version | head -1)$qemu_note" \
 	--kconfig "$bdir/$arch-patched/.config" \
 	--images "$bdir/$arch-base/$IMAGE" "$bdir/$arch-patched/$IMAGE" "$bdir/$arch-guest/initramfs.cpio" \
-	--csv "$bdir/$arch.csv" --md "$bdir/$arch.md" "${off_args[@]}" \
+	--csv "$bdir/$arch.csv" --md "$bdir/$arch.md" "${report_args[@]}" \
 	"$bdir/$arch-base.log" "$bdir/$arch-patched.log"
-# bench/RESULTS.md: the preface, this architecture's new tables and the
-# other architecture's tables as they were.
+# bench/RESULTS.md: the preface, the attribution matrices, this
+# architecture's new tables and the other architecture's as they were.
 python3 "$ROOT/scripts/bench-results.py" "$ROOT/bench/RESULTS.md" \
 	"$ROOT/bench/preface.md" "$arch" "$bdir/$arch.md"
 info "make bench $arch: $(( $(date +%s) - start )) s; tables in build/bench/$arch.md and bench/RESULTS.md"

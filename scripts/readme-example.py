@@ -22,7 +22,8 @@ import sys
 BEGIN = '<!-- make-run-example: begin -->'
 END = '<!-- make-run-example: end -->'
 # The boot's own checks, besides the manifest's entries.
-BOOT_RESULTS = {'guest', 'kernel-reports', 'expected-usercopy'}
+BOOT_RESULTS = {'guest', 'kernel-reports',
+                'expected-usercopy', 'expected-kpkeys_die'}
 
 
 def series_count(root):

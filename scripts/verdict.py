@@ -45,6 +45,9 @@ PROBLEMS = [
     (r'[Kk]ernel BUG at ', 'BUG'),
     (r'BUG \S+ \(.*\): ', 'slab corruption report'),
     (r'(Internal error: )?Oops\b', 'Oops'),
+    # x86: a trap instruction outside the bug table (an oops with no
+    # "kernel BUG at" line before it).
+    (r'invalid opcode: ', 'Oops'),
     (r'general protection fault', 'general protection fault'),
     (r'Unable to handle kernel ', 'kernel fault'),
     (r'Kernel panic', 'panic'),
@@ -61,6 +64,9 @@ EXPECTED = {
     # Hardened usercopy refusing a copy past a slab object: BUG() in
     # usercopy_abort() (its file and line without DEBUG_BUGVERBOSE).
     'usercopy': re.compile(r'[Kk]ernel BUG at (mm/usercopy\.c:\d+!|usercopy_abort\+)'),
+    # A trap inside a lazy-MMU section (guest/tests/kpkeys_oops_exit.c):
+    # x86's invalid-opcode oops.
+    'kpkeys_die': re.compile(r'^' + TIMESTAMP + r'invalid opcode: '),
 }
 # Searched, not matched: the kernel prints the marker as a line of its own,
 # but the console interleaves it with the guest's output, so it may follow

@@ -24,7 +24,9 @@
  *   BENCH secretmem all <what> 64 <median_ns> <median_ns>
  * Under QEMU -icount shift=0 "ns" is guest instructions.  Where the kernel
  * has the secretmem.pool_blocks parameter (the pool), the same is measured
- * again with it set to 0, that is on the pool's fallback of single pages:
+ * again with it set to 0, that is on the pool's fallback of single pages,
+ * and then set back to the value it had, which is printed first:
+ *   # /sys/module/secretmem/parameters/pool_blocks: Y|N at start
  *   BENCH secretmem fallback <what> 64 <median_ns> <median_ns>
  *
  * --cycles (make bench ACCEL=kvm) also counts the kernel's ref-cycles
@@ -256,16 +258,32 @@ static bool set_param(const char *path, const char *val)
  * its own, as when no 2 MiB block can be allocated.  The patched kernel
  * is told to use no blocks (secretmem.pool_blocks=0); the base kernel has
  * no such parameter and prints no rows, and the report compares these
- * with its "all" rows, which is the same path there.
+ * with its "all" rows, which is the same path there.  The parameter gets
+ * back the value it had (printed first): a boot with
+ * secretmem.pool_blocks=0 on its command line (make bench's pool-off
+ * boot) keeps the pool off for the fragmentation rows after these.
  */
 static void fallback_cost(void)
 {
-	if (!set_param(POOL_BLOCKS, "0")) {
+	char was[16] = "";
+	int fd = open(POOL_BLOCKS, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0) {
 		printf("# no %s: no fallback rows\n", POOL_BLOCKS);
 		return;
 	}
+	n = read(fd, was, sizeof(was) - 1);
+	close(fd);
+	CHECK(n > 0, "read " POOL_BLOCKS);
+	was[strcspn(was, "\n")] = '\0';
+	printf("# %s: %s at start\n", POOL_BLOCKS, was);
+	if (!set_param(POOL_BLOCKS, "0")) {
+		printf("# cannot write %s: no fallback rows\n", POOL_BLOCKS);
+		return;
+	}
 	fault_cost("fallback");
-	CHECK(set_param(POOL_BLOCKS, "1"), "write " POOL_BLOCKS);
+	CHECK(set_param(POOL_BLOCKS, was), "write " POOL_BLOCKS);
 }
 
 int main(int argc, char **argv)

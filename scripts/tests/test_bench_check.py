@@ -75,5 +75,23 @@ class BenchCheck(unittest.TestCase):
         self.assertIn('munmap | 1: t 6634 -> 6635', out)
 
 
+    def test_feature_columns(self):
+        """Each kernel's `%` is a cell of its own; a feature boot's column,
+        named after its switch, is not the base's."""
+        table = ('\n### Slab\n\n| operation | t | t_patched | %% | t_kpkeys=off | %% '
+                 '| TLB IPIs base | patched | slab_virtual=off |\n'
+                 '|---|---:|---:|---:|---:|---:|---:|---:|---:|\n'
+                 '| fork | 100 | 110 | +10.00%% | %s | %s | 0 | 0 | %s |\n')
+        old = RESULTS % (SHA, SHA) + table % ('105', '+5.00%', '0')
+        rc, out = run(old, RESULTS % (SHA, SHA) + table % ('106', '+6.00%', '1'))
+        self.assertEqual(rc, 1)
+        self.assertIn('fork: t_kpkeys=off 105 -> 106', out)
+        self.assertIn('fork: % (t_kpkeys=off) +5.00% -> +6.00%', out)
+        self.assertIn('fork: slab_virtual=off 0 -> 1', out)
+        self.assertIn('3 differ', out)
+        rc, out = run(old, RESULTS % (SHA, SHA) + table % ('106', '+6.00%', '1'), '--base-only')
+        self.assertEqual(rc, 0, out)
+
+
 if __name__ == '__main__':
     unittest.main()

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """The bench report (scripts/bench-report.py): what load() reads from
 recorded benchmark consoles, the companion tables it adds only for logs
-that have counter lines, and the method constants it takes from the
-programs' BENCHMETA lines (or, for older logs, the defaults)."""
+that have counter lines, the method constants it takes from the
+programs' BENCHMETA lines (or, for older logs, the defaults), and the
+column of each boot of the series with one feature off with the
+attribution matrix made of them (issue 32)."""
 import contextlib
 import importlib.util
 import io
@@ -55,6 +57,13 @@ def drop(*patterns):
     """An edit that removes the lines matching any of @patterns."""
     return lambda text: ''.join(l for l in text.splitlines(True)
                                 if not any(re.search(p, l) for p in patterns))
+
+
+def without_features(text):
+    """The report without what feature boots add outside their columns:
+    the attribution section and the paragraph on the feature columns."""
+    text = re.sub(r'(?s)^## \S+: attribution\n.*?(?=^## )', '', text, flags=re.M)
+    return re.sub(r'(?m)^\*\*Feature columns\*\*.*\n\n', '', text)
 
 
 def no_counter(kind, what):
@@ -118,7 +127,9 @@ class Tables(Logs):
         insns = os.path.join(self.tmp.name, 'b-insns.csv')
         self.run_report(*self.logs('icount'), '--csv', csv)
         with open(insns) as f:
-            self.assertIn('syscall,noseal,madvise,32,37122,36772,-350,-0.943\n', f.read())
+            # Four features, two empty fields each: no feature boots.
+            self.assertIn('syscall,noseal,madvise,32,37122,36772,-350,-0.943,,,,,,,,\n',
+                          f.read())
         self.run_report(*self.logs('icount', no_counter('BENCHINS', 'instruction')), '--csv', csv)
         self.assertFalse(os.path.exists(insns))
 
@@ -228,24 +239,25 @@ class PgTable(Logs):
     def test_three_kernels(self):
         base, patched, off = self.pg()
         text = self.run_report(base, patched, '--off', off)
-        self.assertIn('Patched-off: the same patched kernel image booted with `kpkeys=off`, '
-                      'in a boot of its own that runs only this program', text)
+        self.assertIn('`t_kpkeys=off`: the series with that one feature off (`kpkeys=off`).',
+                      text)
         t = self.table(text, '| operation | pages |')
         self.assertEqual(t[0], '| operation | pages | t | t_patched | delta | % '
-                               '| t_patched-off | delta | % |')
+                               '| t_kpkeys=off | % |')
         self.assertEqual(t[4], '| first write to a page of a fresh 64 MiB mapping | 16384 '
-                               '| 5664 | 5690 | +26 | +0.46% | 5665 | +1 | +0.02% |')
+                               '| 5664 | 5690 | +26 | +0.46% | 5665 | +0.02% |')
         self.assertEqual(self.table(text, '| operation | PKRS')[:3], [
-            '| operation | PKRS writes/op base | patched | patched-off '
-            '| direct-map splits base | patched | patched-off |',
+            '| operation | PKRS writes/op base | patched | kpkeys=off '
+            '| direct-map splits base | patched | kpkeys=off |',
             '|---|---:|---:|---:|---:|---:|---:|',
             '| fork of a process with 1 GiB written; child exits; wait '
             '| - | 4102.50 | 0.00 | +0 | +2 | +0 |'])
-        # Only pgtable rows in the third boot: no table of other rows.
         self.assertNotIn('### Other rows', text)
         # The other tables stay as they are with two kernels.
-        self.assertEqual(text.split('## x86_64: page tables')[0],
+        self.assertEqual(without_features(text).split('## x86_64: page tables')[0],
                          self.run_report(base, patched).split('## x86_64: page tables')[0])
+        # --off is --without kpkeys.
+        self.assertEqual(text, self.run_report(base, patched, '--without', 'kpkeys', off))
 
     def test_no_kpkeys_in_patched(self):
         base, patched, off = self.pg()
@@ -263,14 +275,19 @@ class PgTable(Logs):
         self.assertNotIn('did not know', self.run_report(base, patched, '--off', self.pg()[2]))
 
     def test_off_other_rows(self):
-        """A third boot that ran more than pgtable_bench: its other rows in a
-        table of their own."""
+        """A kpkeys=off boot that ran more than pgtable_bench: its other rows
+        are columns of their own tables (before issue 32: a table of their
+        own)."""
         base, patched = self.logs('kvm')
         off = self.log('off.log', '# cmdline: x kpkeys=off\n'
                        + fixture('bench-kvm-patched.log').replace(' 2536 2610', ' 2600 2610'))
         text = self.run_report(base, patched, '--off', off)
-        self.assertIn('### Other rows of the patched kernel booted with `kpkeys=off`', text)
-        self.assertRegex(text, r'\| syscall \| noseal \| mprotect \| 1 \| \d+ \| 2600 \|')
+        self.assertNotIn('### Other rows', text)
+        self.assertEqual(self.table(text, '| syscall | vmas | t |')[2],
+                         '| mprotect | 1 | 2529 | 2536 | +7 | +7.0 | +0.28% | +0.38% '
+                         '| 2600 | +2.81% |')
+        self.assertIn('| fault_per_page | 7045 | 2100 | -4945 | -70.19% | 2100 | -70.19% |',
+                      text)
         self.assertNotIn('## x86_64: page tables', text)
 
     def test_csv(self):
@@ -279,8 +296,10 @@ class PgTable(Logs):
         pgt = os.path.join(self.tmp.name, 'b-pgtable.csv')
         self.run_report(base, patched, '--off', off, '--csv', csv)
         with open(pgt) as f:
-            self.assertIn('fork,262144,77510570,78021002,77512000,0.659,0.002,,4102.50,0.00,'
-                          '0,2,0\n', f.read())
+            # t and % of each feature, then PKRS writes and splits of
+            # base, patched and each feature.
+            self.assertIn('fork,262144,77510570,78021002,0.659,77512000,0.002,,,,,,,'
+                          ',4102.50,0.00,,,,0,2,0,,,\n', f.read())
         self.run_report(*self.logs('kvm'), '--csv', csv)
         self.assertFalse(os.path.exists(pgt))
 
@@ -289,7 +308,7 @@ class PgTable(Logs):
         with self.assertRaises(SystemExit) as e:
             self.run_report(base, patched, '--off', off)
         self.assertIn('pgtable_bench ran with other constants on the base kernel than in the '
-                      "patched-off boot (base, patched-off): {'reps': (11, 5)}", str(e.exception))
+                      "kpkeys=off boot (base, kpkeys=off): {'reps': (11, 5)}", str(e.exception))
 
 
 class Slab(Logs):
@@ -350,7 +369,7 @@ class Slab(Logs):
                       'slab addresses, 20.0 MiB of it carved into slots, 4100 metadata pages '
                       'and 12 page-table pages', text)
         # The other tables stay as they are.
-        self.assertEqual(text.split('## x86_64: slab allocator')[0],
+        self.assertEqual(without_features(text).split('## x86_64: slab allocator')[0],
                          self.run_report(base, patched).split('## x86_64: slab allocator')[0])
 
     def test_notes(self):
@@ -389,8 +408,12 @@ class Slab(Logs):
         mem = os.path.join(self.tmp.name, 'b-slabmem.csv')
         self.run_report(base, patched, '--slab-off', svoff, '--csv', csv)
         with open(slab) as f:
-            self.assertIn('batch,dgram,16384,30000,33000,30100,10.000,0.333,30100,33100,30200,'
-                          '9.967,0.332,0.0000,0.0000,0.0000,0.0300,0.6000,16,0\n', f.read())
+            # base and patched, then t, %, median, median % of each
+            # feature, TLB IPIs of base, patched and each feature, and
+            # the patched kernel's slab_virtual counters.
+            self.assertIn('batch,dgram,16384,30000,33000,10.000,30100,33100,9.967,,,,,30100,'
+                          '0.333,30200,0.332,,,,,,,,,0.0000,0.0000,,0.0000,,,0.0300,0.6000,'
+                          '16,0\n', f.read())
         with open(mem) as f:
             self.assertEqual(f.read().splitlines()[1:], [
                 'base,,,,,,,5400,', 'patched,4100,12,20971520,12884901888,3,0,6900,700',
@@ -403,16 +426,272 @@ class Slab(Logs):
         with self.assertRaises(SystemExit) as e:
             self.run_report(base, patched, '--slab-off', svoff)
         self.assertIn('slab_bench ran with other constants on the base kernel than in the '
-                      "patched-off boot (base, patched-off): {'reps': (101, 11)}",
+                      "slab_virtual=off boot (base, slab_virtual=off): {'reps': (101, 11)}",
                       str(e.exception))
 
     def test_kpkeys_off_table_unchanged(self):
-        """The kpkeys=off boot's tables ignore the slab_virtual=off console."""
+        """A feature boot that ran only slab_bench adds nothing to the page-table
+        tables."""
         base, patched = self.logs('pgtable')
         off = self.log('pgtable-off.log', fixture('bench-pgtable-off.log'))
-        self.assertEqual(self.run_report(base, patched, '--off', off),
-                         self.run_report(base, patched, '--off', off,
-                                         '--slab-off', self.sl()[2]))
+
+        def pgtable(text):
+            return text.split('## x86_64: page tables')[1]
+        self.assertEqual(pgtable(self.run_report(base, patched, '--off', off)),
+                         pgtable(self.run_report(base, patched, '--off', off,
+                                                 '--slab-off', self.sl()[2])))
+
+
+def console(words, rows, programs, extra=()):
+    """A benchmark console: the "# cmdline:" line scripts/boot.sh writes
+    (the bench command line and @words), @extra kernel lines, the BENCH
+    rows of @rows ({(table, state, call, n): (figure, median)}) and an "ok"
+    line for each of @programs."""
+    lines = ['# cmdline: console=ttyS0 panic=-1 rdinit=/init secretmem.enable=1 '
+             'norandmaps random.trust_cpu=on' + (' ' + words if words else '')]
+    lines += list(extra)
+    lines += ['    BENCH %s %s %s %d %d %d' % (k + v) for k, v in rows.items()]
+    lines += ['ok %d %s # 1.0 s' % (i + 1, p) for i, p in enumerate(programs)]
+    return '\n'.join(lines) + '\n'
+
+
+MPROTECT1 = ('syscall', 'noseal', 'mprotect', 1)
+MPROTECT1_SEALED = ('syscall', 'sealed', 'mprotect', 1)
+FAULT = ('secretmem', 'all', 'fault_per_page', 64)
+ALL = ('mseal_bench', 'mseal_bench_sealed', 'secretmem_bench')
+PROTECTED = 'kpkeys: page tables protected: 102 tables from boot given the key, 0 failed'
+NO_POE = ('kpkeys: page tables are not protected: no FEAT_S1POE and FEAT_TCR2 on every '
+          'CPU (POE unsupported)')
+
+
+class Attribution(Logs):
+    """The feature columns and the matrix (issue 32), on consoles whose
+    figures give round shares: mprotect over 1 VMA costs the series +10%
+    without seals (kpkeys 5, SLAB_VIRTUAL 2, pool 0, mseal 1: rest 2) and
+    +5% with seals elsewhere (all of it kpkeys); a secret page fault
+    -70%, -71.43% of it the pool's."""
+
+    FIGURES = {  # kernel: (mprotect noseal, mprotect sealed, fault)
+        'base': (1000, 2000, 7000),
+        'patched': (1100, 2100, 2100),
+        'kpkeys': (1050, 2000, 2100),
+        'slab_virtual': (1080, 2100, 2100),
+        'secretmem_pool': (1100, 2100, 7100),
+        'mseal': (1090, 2100, 2100),
+    }
+    WORDS = {'kpkeys': 'kpkeys=off', 'slab_virtual': 'slab_virtual=off',
+             'secretmem_pool': 'secretmem.pool_blocks=0', 'mseal': ''}
+
+    def boot(self, kernel, extra=(), programs=ALL, drop=()):
+        """The console of @kernel ('base', 'patched' or a feature's boot)."""
+        a, b, c = self.FIGURES[kernel]
+        rows = {MPROTECT1: (a, a + 10), MPROTECT1_SEALED: (b, b + 10), FAULT: (c, c)}
+        for k in drop:
+            del rows[k]
+        if kernel == 'patched':
+            extra = (PROTECTED,) + tuple(extra)
+        return self.log('%s.log' % kernel,
+                        console(self.WORDS.get(kernel, ''), rows, programs, extra))
+
+    def report(self, *features, arch='x86_64', patched_extra=(), **boots):
+        """The report of the base, the patched kernel (its console with
+        @patched_extra lines) and the boots of @features (a console from
+        @boots where given); (Markdown, attribution CSV lines)."""
+        args = []
+        for f in features:
+            args += ['--without', f, boots.get(f) or self.boot(f)]
+        csv = os.path.join(self.tmp.name, 'r.csv')
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            report.main(['--arch', arch, '--clock', 'CLOCK', '--base-version', 'b',
+                         '--series', 's', '--qemu', 'q', '--csv', csv] + args
+                        + [self.boot('base'), self.boot('patched', patched_extra)])
+        path = os.path.join(self.tmp.name, 'r-attribution.csv')
+        att = None
+        if os.path.exists(path):
+            with open(path) as f:
+                att = f.read().splitlines()
+        return out.getvalue(), att
+
+    table = PgTable.table
+
+    def test_load_feature_lines(self):
+        rows = report.load(self.boot('patched', ('    # /sys/module/secretmem/parameters/'
+                                                 'pool_blocks: N at start',)))
+        self.assertEqual(rows[('kpkeys',)], '')
+        self.assertEqual(rows[('pool',)], 'N')
+        self.assertEqual(rows[('ran',)], list(ALL))
+        self.assertEqual(report.load(self.boot('base', (NO_POE,)))[('kpkeys',)],
+                         'no FEAT_S1POE and FEAT_TCR2 on every CPU (POE unsupported)')
+
+    def test_matrix(self):
+        """Each feature's share = (patched - without it) / base, the mean over
+        a workload's rows; rest = total - the shares."""
+        text, att = self.report('kpkeys', 'slab_virtual', 'secretmem_pool', 'mseal')
+        self.assertTrue(text.startswith('## x86_64: attribution\n'))
+        self.assertLess(text.index('## x86_64: attribution'), text.index('## x86_64: mseal'))
+        self.assertEqual(self.table(text, '| workload |'), [
+            '| workload | rows | total | kpkeys | SLAB_VIRTUAL | secretmem pool | mseal | rest |',
+            '|---|---:|---:|---:|---:|---:|---:|---:|',
+            # (10 + 5) / 2; (5 + 5) / 2; (2 + 0) / 2; 0; (1 + 0) / 2; 7.5 - 6.5
+            '| mprotect of 1 to 32 one-page VMAs | 2 | +7.50% | +5.00% | +1.00% | +0.00% '
+            '| +0.50% | +1.00% |',
+            # (2100 - 7100) / 7000; the rest: -70 + 71.43
+            '| memfd_secret page fault | 1 | -70.00% | +0.00% | +0.00% | -71.43% | +0.00% '
+            '| +1.43% |'])
+        self.assertIn('Off by: kpkeys `kpkeys=off`, SLAB_VIRTUAL `slab_virtual=off`, '
+                      'secretmem pool `secretmem.pool_blocks=0`, mseal `CONFIG_MSEAL=n`.', text)
+        self.assertNotIn('(inactive)', text)
+        self.assertEqual(att, [
+            'workload,rows,total_percent,kpkeys_percent,slab_virtual_percent,'
+            'secretmem_pool_percent,mseal_percent,rest_percent',
+            'mprotect,2,7.500,5.000,1.000,0.000,0.500,1.000',
+            'secretmem_fault,1,-70.000,0.000,0.000,-71.429,0.000,1.429'])
+
+    def test_columns(self):
+        """Every table gets a t_LABEL and % column of each feature boot, in
+        FEATURES' order, against the base."""
+        text, _ = self.report('mseal', 'secretmem_pool', 'slab_virtual', 'kpkeys')
+        t = self.table(text, '| syscall | vmas | t |')
+        self.assertEqual(t[0], '| syscall | vmas | t | t_patched | delta | per_vma | % | median % '
+                               '| t_kpkeys=off | % | t_slab_virtual=off | % '
+                               '| t_secretmem.pool_blocks=0 | % | t_CONFIG_MSEAL=n | % |')
+        self.assertEqual(t[2], '| mprotect | 1 | 1000 | 1100 | +100 | +100.0 | +10.00% | +9.90% '
+                               '| 1050 | +5.00% | 1080 | +8.00% | 1100 | +10.00% | 1090 | +9.00% |')
+        self.assertIn('| fault_per_page | 7000 | 2100 | -4900 | -70.00% | 2100 | -70.00% '
+                      '| 2100 | -70.00% | 7100 | +1.43% | 2100 | -70.00% |', text)
+        # The mseal=n kernel has its own image: no words on its command line.
+        self.assertIn('`CONFIG_MSEAL=n`: the series built with CONFIG_MSEAL=n '
+                      '(configs/bench-nomseal.config; mseal has no boot switch), booted as '
+                      'the patched kernel, every program', text)
+        with open(os.path.join(self.tmp.name, 'r.csv')) as f:
+            self.assertIn('syscall,noseal,mprotect,1,1000,1100,100,10.000,1010,1110,9.901,'
+                          '1050,5.000,1060,4.950,1080,8.000,1090,7.921,1100,10.000,1110,9.901,'
+                          '1090,9.000,1100,8.911\n', f.read())
+
+    def test_missing_boot(self):
+        """A feature without a boot: no column in the tables, - in its
+        matrix column and in rest."""
+        text, att = self.report('kpkeys', 'slab_virtual', 'secretmem_pool')
+        self.assertEqual(self.table(text, '| workload |')[2],
+                         '| mprotect of 1 to 32 one-page VMAs | 2 | +7.50% | +5.00% | +1.00% '
+                         '| +0.00% | - | - |')
+        self.assertNotIn('t_CONFIG_MSEAL=n', text)
+        self.assertIn('mseal `CONFIG_MSEAL=n`', text)
+        self.assertEqual(att[1], 'mprotect,2,7.500,5.000,1.000,0.000,,')
+        # A boot that ran some programs only: - for the others' workloads.
+        text, _ = self.report('kpkeys', 'slab_virtual', 'secretmem_pool', 'mseal',
+                              secretmem_pool=self.boot('secretmem_pool',
+                                                       programs=('secretmem_bench',),
+                                                       drop=(MPROTECT1, MPROTECT1_SEALED)))
+        m = self.table(text, '| workload |')
+        self.assertEqual(m[2], '| mprotect of 1 to 32 one-page VMAs | 2 | +7.50% | +5.00% '
+                               '| +1.00% | - | +0.50% | - |')
+        self.assertEqual(m[3], '| memfd_secret page fault | 1 | -70.00% | +0.00% | +0.00% '
+                               '| -71.43% | +0.00% | +1.43% |')
+        self.assertNotIn('t_secretmem.pool_blocks=0', self.table(text, '| syscall |')[0])
+        self.assertIn('`secretmem.pool_blocks=0`: the patched kernel booted with '
+                      '`secretmem.pool_blocks=0` added to its command line, only secretmem_bench',
+                      text)
+        # A row the boot lacks in a workload of several: - too.
+        text, _ = self.report('kpkeys', kpkeys=self.boot('kpkeys', drop=(MPROTECT1_SEALED,)))
+        self.assertEqual(self.table(text, '| workload |')[2],
+                         '| mprotect of 1 to 32 one-page VMAs | 2 | +7.50% | - | - | - | - | - |')
+        # No feature boot at all: the tables of two kernels, no matrix.
+        text, att = self.report()
+        self.assertNotIn('attribution', text)
+        self.assertIsNone(att)
+
+    def test_arm64_inactive_kpkeys(self):
+        """arm64 on a CPU without POE: kpkeys=off changes no code path; the
+        column stays kpkeys=off alone and says so."""
+        text, _ = self.report('kpkeys', 'slab_virtual', 'secretmem_pool', 'mseal',
+                              arch='arm64', patched_extra=(NO_POE,),
+                              kpkeys=self.boot('kpkeys', ('kpkeys: page tables are not '
+                                                          'protected: kpkeys=off',)))
+        self.assertIn('| workload | rows | total | kpkeys (inactive) | SLAB_VIRTUAL '
+                      '| secretmem pool | mseal | rest |', text)
+        note = ('The patched kernel does not protect page tables with kpkeys here (its '
+                'console: "page tables are not protected: no FEAT_S1POE and FEAT_TCR2 on '
+                'every CPU (POE unsupported)"), so `kpkeys=off` changes no code path: the '
+                'kpkeys=off column runs the same code as the patched one')
+        # In the matrix's section and in the tables' header.
+        self.assertEqual(text.count(note), 2)
+        self.assertIn('Off by: kpkeys `kpkeys=off`, SLAB_VIRTUAL', text)
+        self.assertIn('| t_kpkeys=off | % |', text)
+        # The old combined boot: the column is what the other word turns off.
+        text, _ = self.report('kpkeys', arch='arm64', patched_extra=(NO_POE,),
+                              kpkeys=self.log('both.log', console(
+                                  'kpkeys=off slab_virtual=off',
+                                  {MPROTECT1: (1080, 1090)}, ALL)))
+        self.assertIn('so `kpkeys=off` changes no code path: the kpkeys=off slab_virtual=off '
+                      'column differs from the patched one by what `slab_virtual=off` turns '
+                      'off.', text)
+        self.assertIn('| kpkeys (inactive) |', text)
+        # No kpkeys boot at all: the matrix still says why the header says so.
+        text, _ = self.report('mseal', arch='arm64', patched_extra=(NO_POE,))
+        self.assertIn('kpkeys (inactive): the patched kernel does not protect page tables '
+                      'with kpkeys here ("no FEAT_S1POE', text)
+
+    def test_switch_did_not_take(self):
+        pool = self.boot('secretmem_pool', ('    # /sys/module/secretmem/parameters/'
+                                            'pool_blocks: Y at start',))
+        text, _ = self.report('secretmem_pool', 'mseal', secretmem_pool=pool,
+                              mseal=self.log('m.log', console('', {
+                                  ('mseal', 'noseal', 'mseal', 1): (3000, 3000)}, ALL)))
+        self.assertIn('In the secretmem.pool_blocks=0 boot, secretmem_bench found the pool on '
+                      '(pool_blocks=Y)', text)
+        self.assertIn('The CONFIG_MSEAL=n kernel has mseal()', text)
+        text, _ = self.report('kpkeys', kpkeys=self.boot('kpkeys', (
+            'Unknown kernel command line parameters "kpkeys=off", will be passed to user '
+            'space.',)))
+        self.assertIn('The patched kernel did not know `kpkeys=off`', text)
+
+    def test_header_hashes(self):
+        """Each feature boot's initramfs, and the mseal kernel's image, in
+        the Measured line (sha256)."""
+        kernel = self.log('nomseal.img', 'image')
+        initrd = self.log('off.cpio', 'cpio')
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            report.main(['--arch', 'x86_64', '--clock', 'C', '--base-version', 'b',
+                         '--series', 's', '--qemu', 'q',
+                         '--images', kernel, kernel, initrd,
+                         '--without', 'mseal', self.boot('mseal'),
+                         '--without-kernel', 'mseal', kernel,
+                         '--without-initramfs', 'mseal', initrd,
+                         '--without', 'kpkeys', self.boot('kpkeys'),
+                         '--off-initramfs', initrd,
+                         self.boot('base'), self.boot('patched')])
+        self.assertIn(', initramfs `%s`, kpkeys=off initramfs `%s`, CONFIG_MSEAL=n kernel '
+                      '`%s`, CONFIG_MSEAL=n initramfs `%s`.'
+                      % (report.sha256(initrd), report.sha256(initrd), report.sha256(kernel),
+                         report.sha256(initrd)), out.getvalue())
+
+    def test_bad_feature(self):
+        with self.assertRaises(SystemExit) as e:
+            report.main(['--arch', 'x86_64', '--clock', 'C', '--base-version', 'b',
+                         '--series', 's', '--qemu', 'q', '--without', 'pks',
+                         self.boot('kpkeys'), self.boot('base'), self.boot('patched')])
+        self.assertIn("no feature 'pks'", str(e.exception))
+
+    def test_no_negative_zero(self):
+        """A share that rounds to nothing shows as +0.00%, whatever its sign."""
+        def log(name, figure):
+            return self.log(name, console('kpkeys=off' if name == 'k.log' else '',
+                                          {MPROTECT1: (figure, figure)}, ALL))
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            report.main(['--arch', 'x86_64', '--clock', 'C', '--base-version', 'b',
+                         '--series', 's', '--qemu', 'q', '--without', 'kpkeys',
+                         log('k.log', 1000001), log('b.log', 1000000),
+                         log('p.log', 1000000)])
+        # (1000000 - 1000001) / 1000000 = -0.0001%
+        self.assertIn('| 1 | +0.00% | +0.00% | - |', out.getvalue())
+
+    def test_same_inputs_same_tables(self):
+        a = self.report('kpkeys', 'slab_virtual', 'secretmem_pool', 'mseal')
+        self.assertEqual(a, self.report('kpkeys', 'slab_virtual', 'secretmem_pool', 'mseal'))
 
 
 if __name__ == '__main__':

@@ -118,7 +118,8 @@ class ExpectedReport(unittest.TestCase):
 
     def test_missing_report_fails(self):
         lines = [l for l in self.lines
-                 if 'cut here' not in l and 'Kernel BUG' not in l]
+                 if 'cut here' not in l and 'Kernel BUG' not in l
+                 and 'invalid opcode' not in l]
         rows, _ = run_lines(lines)
         self.assertEqual(failed(rows), ['expected-usercopy'])
 
@@ -146,6 +147,28 @@ class ExpectedReport(unittest.TestCase):
         rows, _ = run_lines(lines)
         self.assertEqual(failed(rows), ['expected-usercopy'])
         self.assertIn('never closed', rows['expected-usercopy'][1])
+
+    def test_trap_oops(self):
+        # A trap instruction outside the bug table: an x86 oops whose
+        # first line is "invalid opcode" (guest/tests/kpkeys_oops_exit.c).
+        oops = ['invalid opcode: 0000 [#1] SMP NOPTI',
+                'CPU: 0 PID: 914 Comm: kpkeys_oops_exi Tainted: G',
+                'RIP: 0010:kpkeys_die_write+0x8/0x20']
+        rows, _ = run_lines(self.lines + oops)
+        self.assertEqual(failed(rows), ['kernel-reports'])
+        self.assertIn('invalid opcode', rows['kernel-reports'][1])
+        inside = (['guest: expected report kpkeys_die begin'] + oops
+                  + ['guest: expected report kpkeys_die end'])
+        rows, _ = run_lines(self.lines + inside)
+        self.assertEqual(failed(rows), [])
+        self.assertEqual(rows['expected-kpkeys_die'][0], 'PASS')
+        # The recursive fault of an exit that cannot raise the level.
+        fault = ['BUG: unable to handle page fault for address: ff11000003d9d008',
+                 '#PF: error_code(0x0023) - protection keys violation']
+        trace = ['Call Trace:', ' <TASK>', ' make_task_dead+0x8a/0xf0',
+                 ' rewind_stack_and_make_dead+0x17/0x20', ' </TASK>']
+        rows, _ = run_lines(self.lines + inside[:-1] + trace + fault + inside[-1:])
+        self.assertEqual(failed(rows), ['kernel-reports'])
 
     def test_unknown_name_fails(self):
         lines = [l.replace('report usercopy', 'report anything') for l in self.lines]
