@@ -30,13 +30,7 @@ done
 if [ "$from" != 1 ] || [ "$to" != "$total" ]; then
 	info "checking patches $from..$to of $total"
 fi
-if [ ! -e "$wt/.git" ]; then
-	rm -rf "$wt"
-	git -C "$KSRC" worktree prune
-	git -C "$KSRC" worktree add -q --detach "$wt" base
-fi
-
-kunit_only_initramfs "$arch" "$out"
+kunit_only_setup "$arch" "$wt" "$out"
 suites=$("$ROOT/scripts/manifest.sh" kunit "$arch")
 
 fail=0

@@ -205,10 +205,16 @@ field_guest() { # ARCH ROOTDIR
 	ln -sf busybox "$2/bin/sh"
 }
 
-# bisect-check and topic-check: an initramfs with init only, in
-# $2/initramfs.cpio: the boot must reach it and stop cleanly.
-kunit_only_initramfs() {
-	local arch=$1 out=$2 root=$2/guest-root
+# bisect-check and topic-check: a scratch worktree $2 of build/linux (made
+# at base if missing), and an initramfs with init only in
+# $3/initramfs.cpio: the boot must reach it and stop cleanly.
+kunit_only_setup() {
+	local arch=$1 wt=$2 out=$3 root=$3/guest-root
+	if [ ! -e "$wt/.git" ]; then
+		rm -rf "$wt"
+		git -C "$KSRC" worktree prune
+		git -C "$KSRC" worktree add -q --detach "$wt" base
+	fi
 	mkdir -p "$root/etc"
 	make -s -C "$ROOT/guest" ARCH="$arch" KSRC="$KSRC" \
 		HDR="$BUILD/$arch/hdr" OUT="$root" "$root/init"
@@ -216,10 +222,10 @@ kunit_only_initramfs() {
 	pack_initramfs "$root" "$out/initramfs.cpio"
 }
 
-# Boot the kernel built in $2 from the tree $3 with kunit_only_initramfs,
-# under the name $5, and judge it: every KUnit suite of $4 (the
-# manifest's) that the tree defines and builds must pass, and the console
-# must be clean.  The console log's path is left in BOOT_LOG.
+# Boot the kernel built in $2 from the tree $3 with the initramfs of
+# kunit_only_setup, under the name $5, and judge it: every KUnit suite of
+# $4 (the manifest's) that the tree defines and builds must pass, and the
+# console must be clean.  The console log's path is left in BOOT_LOG.
 boot_kunit_only() {
 	local arch=$1 out=$2 wt=$3 suites=$4 name=$5 s f opt qs
 	# A suite's source may be there before the option that builds it (an

@@ -30,12 +30,7 @@ for t in $want; do
 	[ -n "${first[$t]:-}" ] || die "no topic '$t' (scripts/topics: $(echo "$topics" | awk '{print $1}' | paste -sd' '))"
 done
 
-if [ ! -e "$wt/.git" ]; then
-	rm -rf "$wt"
-	git -C "$KSRC" worktree prune
-	git -C "$KSRC" worktree add -q --detach "$wt" base
-fi
-kunit_only_initramfs "$arch" "$out"
+kunit_only_setup "$arch" "$wt" "$out"
 suites=$("$ROOT/scripts/manifest.sh" kunit "$arch")
 
 fail=0
