@@ -1,5 +1,6 @@
 #!/bin/bash
-# Checks that need no VM: the series applies with git am, patches/ matches
+# Checks that need no VM: the series applies with git am, so does each of
+# its topics on the base with only its prerequisites, patches/ matches
 # build/linux, checkpatch --strict is clean on every patch, and the
 # harness's own tests pass.
 #
@@ -24,6 +25,15 @@ if out=$("$ROOT/scripts/check-exported.sh" 2>&1); then
 	record PASS patches-exported "build/linux and patches/ agree"
 else
 	record FAIL patches-exported "build/linux has work missing from patches/"
+	echo "$out" | sed 's/^/        /'
+fi
+
+# Each topic applies with git am (by context) on the base with only its
+# prerequisites (make topic-check then builds and boots each).
+if out=$(APPLY_ONLY=1 "$ROOT/scripts/topic-check.sh" 2>&1); then
+	record PASS topics-apply "$(echo "$out" | grep -c '^PASS apply') topic(s) apply on the base with only their prerequisites"
+else
+	record FAIL topics-apply "$(echo "$out" | grep -m1 FAIL)"
 	echo "$out" | sed 's/^/        /'
 fi
 

@@ -1,12 +1,15 @@
 #!/bin/bash
 # Build and boot every topic of the series (scripts/topics) on the base with
-# only its prerequisites: each topic's commits of base..HEAD in build/linux,
-# after those of the topics it needs, are cherry-picked onto the base in a
-# scratch worktree, built with the test configuration (series options that
-# the topics lack are not errors) and booted with the KUnit suites the
-# tree has, as bisect-check boots each patch.
+# only its prerequisites: each topic's patches of patches/, after those of
+# the topics it needs, are applied to the base in a scratch worktree with
+# `git am` as a distribution applies them (by context, no three-way
+# merge, so a hunk that needs another topic's lines fails), built with the
+# test configuration (series options that the topics lack are not errors)
+# and booted with the KUnit suites the tree has, as bisect-check boots each
+# patch.
 #
-# Usage: [TOPICS="id ..."] topic-check.sh [ARCH]
+# Usage: [TOPICS="id ..."] [APPLY_ONLY=1] topic-check.sh [ARCH]
+# APPLY_ONLY=1 stops after applying (make check runs it so).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -16,9 +19,7 @@ wt=$BUILD/linux-topic
 out=$BUILD/topic-$arch
 [ -d "$KSRC/.git" ] || die "no build/linux: run 'make topic-check', which makes the tree first"
 
-commits=($(git -C "$KSRC" rev-list --reverse base..HEAD))
-[ "${#commits[@]}" -eq "$(series_patches | wc -l)" ] ||
-	die "build/linux has ${#commits[@]} commits, patches/series $(series_patches | wc -l): run 'make export'"
+files=($(series_patches))
 topics=$(python3 "$ROOT/scripts/cover-letter.py" --topics "$PATCHES")
 declare -A first last needs
 for t in $(echo "$topics" | awk '{print $1}'); do
@@ -30,8 +31,17 @@ for t in $want; do
 	[ -n "${first[$t]:-}" ] || die "no topic '$t' (scripts/topics: $(echo "$topics" | awk '{print $1}' | paste -sd' '))"
 done
 
-kunit_only_setup "$arch" "$wt" "$out"
-suites=$("$ROOT/scripts/manifest.sh" kunit "$arch")
+if [ -n "${APPLY_ONLY:-}" ]; then
+	mkdir -p "$out"
+	if [ ! -e "$wt/.git" ]; then
+		rm -rf "$wt"
+		git -C "$KSRC" worktree prune
+		git -C "$KSRC" worktree add -q --detach "$wt" base
+	fi
+else
+	kunit_only_setup "$arch" "$wt" "$out"
+	suites=$("$ROOT/scripts/manifest.sh" kunit "$arch")
+fi
 
 fail=0
 for t in $want; do
@@ -40,17 +50,21 @@ for t in $want; do
 	for u in $(echo "$topics" | awk '{print $1}'); do
 		case " ${needs[$t]} $t " in *" $u "*) ;; *) continue ;; esac
 		for ((i = ${first[$u]}; i <= ${last[$u]}; i++)); do
-			picks+=("${commits[i - 1]}")
+			picks+=("$PATCHES/${files[i - 1]}")
 		done
 	done
 	label="$t (on ${needs[$t]:-the base alone})"
-	git -C "$wt" cherry-pick --abort >/dev/null 2>&1 || true
+	git -C "$wt" am --abort >/dev/null 2>&1 || true
 	git -C "$wt" checkout -q --detach base
 	if ! git -C "$wt" -c user.name=topic-check -c user.email=topic-check@invalid \
-		cherry-pick --allow-empty "${picks[@]}" > "$out/apply.log" 2>&1; then
-		git -C "$wt" cherry-pick --abort >/dev/null 2>&1 || true
+		am --no-3way "${picks[@]}" > "$out/apply.log" 2>&1; then
+		git -C "$wt" am --abort >/dev/null 2>&1 || true
 		echo "FAIL apply  $label (log: ${out#"$ROOT"/}/apply.log)"
 		fail=1
+		continue
+	fi
+	if [ -n "${APPLY_ONLY:-}" ]; then
+		echo "PASS apply  $label: ${#picks[@]} patch(es)"
 		continue
 	fi
 	if ! "$ROOT/scripts/configure.sh" "$arch" test bisect "$out" "$wt" >/dev/null 2>&1 ||
