@@ -82,6 +82,32 @@ else
 	record FAIL cover-letter "exit $st: $out"
 fi
 
+# Each topic applies by context with only its prerequisites
+# (topic-check, apply-only as make check runs it): b changes the line
+# next to a's, so b needs a's text and fails where it does not name a.
+tc=$tmp/tc
+mkdir -p "$tc/build/linux" "$tc/patches"
+(
+	cd "$tc/build/linux" && git init -q && seq 1 12 > file && git add file &&
+	git -c user.name=t -c user.email=t@t commit -qm base && git tag base &&
+	sed -i 's/^2$/two/' file && git -c user.name=t -c user.email=t@t commit -qam 'file: a' &&
+	sed -i 's/^3$/three/' file && git -c user.name=t -c user.email=t@t commit -qam 'file: b'
+) || record FAIL fake-topics "could not set up the fake tree"
+printf 'a | A | file: a | -\nb | B | file: b | -\n' > "$tc/topics"
+printf 'a | A | file: a | -\nb | B | file: b | a\n' > "$tc/topics-a"
+in_tc() { BUILD=$tc/build PATCHES=$tc/patches BASE_TARBALL=/dev/null APPLY_ONLY=1 "$@"; }
+in_tc env TOPICS_FILE="$tc/topics" "$ROOT/scripts/export.sh" >/dev/null 2>&1
+out=$(in_tc env TOPICS_FILE="$tc/topics" "$ROOT/scripts/topic-check.sh" x86_64 2>&1)
+st=$?
+out2=$(in_tc env TOPICS_FILE="$tc/topics-a" "$ROOT/scripts/topic-check.sh" x86_64 2>&1)
+st2=$?
+if [ $st != 0 ] && grep -q '^PASS apply  a ' <<<"$out" && grep -q '^FAIL apply  b (on the base alone)' <<<"$out" &&
+	[ $st2 = 0 ] && grep -q '^PASS apply  b (on a): 2 patch(es)' <<<"$out2"; then
+	record PASS topics-apply "a topic that needs another's lines fails alone, applies on it"
+else
+	record FAIL topics-apply "exit $st / $st2: $out / $out2"
+fi
+
 # Stable commit ids: two trees made from the same tarball and patches, a
 # second apart and under different git configurations, are the same commits.
 mkdir -p "$tmp/src/linux" "$tmp/home1" "$tmp/home2" && printf 'one\ntwo\nthree\n' > "$tmp/src/linux/file" &&
