@@ -10,7 +10,7 @@
  *
  * The child maps and touches memory (so that its exit zaps PTEs), then
  * writes debugfs kpkeys_die_in_section, which oopses (a trap) inside a
- * lazy-MMU section (test kernels: CONFIG_KPKEYS_PGTABLE_KUNIT_TEST).  The
+ * lazy-MMU section (CONFIG_KPKEYS_PGTABLE_TEST_HOOKS).  The
  * child must die of SIGSEGV within a few seconds, and another process must
  * then map, change and unmap memory and exit normally.  The verdict
  * (scripts/verdict.py) accepts exactly that one oops between the markers
