@@ -23,10 +23,10 @@ help:
 	@echo "make insn-profile ARCH=arm64 RUN='pgtable_bench --only vmalloc'"
 	@echo "                               per-function instructions of a whole bench program"
 	@echo "                               run, base against patched, counted by a QEMU plugin"
-	@echo "make bisect-check [ARCH=...] [FROM=N] [TO=M]"
+	@echo "make bisect-check [ARCH=...] [FROM=N] [TO=M] [RECHECK=1]"
 	@echo "                               build and boot every patch of the series (or patches"
 	@echo "                               N..M, 1-based) on its own"
-	@echo "make topic-check [ARCH=...] [TOPICS='id ...']"
+	@echo "make topic-check [ARCH=...] [TOPICS='id ...'] [RECHECK=1]"
 	@echo "                               build and boot every topic of the series"
 	@echo "                               (scripts/topics) on the base with only its prerequisites"
 	@echo "make tree [FORCE=1]            create/refresh build/linux from patches/"
@@ -67,10 +67,10 @@ insn-profile: qemu tree
 	@scripts/insn-profile.sh $(ARCH) $(RUN)
 
 bisect-check: deps tree
-	@BISECT_FROM=$(FROM) BISECT_TO=$(TO) scripts/bisect-check.sh $(ARCH)
+	@BISECT_FROM=$(FROM) BISECT_TO=$(TO) CHECK_FORCE=$(RECHECK) scripts/bisect-check.sh $(ARCH)
 
 topic-check: deps tree
-	@TOPICS="$(TOPICS)" scripts/topic-check.sh $(ARCH)
+	@TOPICS="$(TOPICS)" CHECK_FORCE=$(RECHECK) scripts/topic-check.sh $(ARCH)
 
 check: deps
 	@mkdir -p build && : > build/host-results.txt && scripts/host-checks.sh build/host-results.txt; \

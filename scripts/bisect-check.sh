@@ -8,6 +8,9 @@
 #   BISECT_FROM, BISECT_TO  check only patches N..M of the series (1-based
 #            positions in base..HEAD, both included); the defaults are the
 #            first and the last patch.
+#   CHECK_FORCE=1  build and boot commits that bisect/RESULTS.md already
+#            has a pass for (same architecture, source tree and .config).
+# Every build and boot is recorded in bisect/RESULTS.md.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -34,19 +37,36 @@ kunit_only_setup "$arch" "$wt" "$out"
 suites=$("$ROOT/scripts/manifest.sh" kunit "$arch")
 
 fail=0
+n=$((from - 1))
 for c in $(echo "$commits" | sed -n "${from},${to}p"); do
+	n=$((n + 1))
+	what="patch $n/$total"
 	subject=$(git -C "$KSRC" log -1 --format=%s "$c")
 	git -C "$wt" checkout -q --detach "$c"
-	if ! "$ROOT/scripts/configure.sh" "$arch" test bisect "$out" "$wt" >/dev/null 2>&1 ||
-		! "$ROOT/scripts/build.sh" "$arch" "$out" "$wt" >/dev/null 2>&1; then
+	if ! "$ROOT/scripts/configure.sh" "$arch" test bisect "$out" "$wt" >/dev/null 2>&1; then
+		echo "FAIL config $subject (log: ${out#"$ROOT"/}/configure.log)"
+		check_record "$arch" "$what" "$(git -C "$wt" rev-parse --short=12 'HEAD^{tree}')" - \
+			configuration "$subject"
+		fail=1
+		continue
+	fi
+	read -r tree config < <(check_key "$wt" "$out")
+	if when=$(check_recorded "$arch" "$tree" "$config"); then
+		echo "PASS ($when) $subject"
+		continue
+	fi
+	if ! "$ROOT/scripts/build.sh" "$arch" "$out" "$wt" >/dev/null 2>&1; then
 		echo "FAIL build  $subject (log: ${out#"$ROOT"/}/build.log)"
+		check_record "$arch" "$what" "$tree" "$config" build "$subject"
 		fail=1
 		continue
 	fi
 	if boot_kunit_only "$arch" "$out" "$wt" "$suites" bisect; then
 		echo "PASS boot   $subject"
+		check_record "$arch" "$what" "$tree" "$config" pass "$subject"
 	else
 		echo "FAIL boot   $subject (console: ${BOOT_LOG#"$ROOT"/})"
+		check_record "$arch" "$what" "$tree" "$config" boot "$subject"
 		fail=1
 	fi
 done

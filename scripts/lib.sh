@@ -205,6 +205,36 @@ field_guest() { # ARCH ROOTDIR
 	ln -sf busybox "$2/bin/sh"
 }
 
+# bisect-check and topic-check record every build and boot in
+# bisect/RESULTS.md, keyed by what decides the kernel: the architecture,
+# the source tree (git's tree id of the commit) and the .config.  A pair
+# that passed once is not built again unless CHECK_FORCE is set: the rows
+# let a check of 41 patches per architecture span several sessions.
+CHECK_RESULTS=$ROOT/bisect/RESULTS.md
+
+# Print the date of a passing row for ARCH, TREE and CONFIG, if any.
+check_recorded() { # ARCH TREE CONFIG
+	[ -z "${CHECK_FORCE:-}" ] && [ -f "$CHECK_RESULTS" ] || return 1
+	awk -F' *[|] *' -v a="$1" -v t="$2" -v c="$3" '
+		$3 == a && $5 == t && $6 == c && $7 == "pass" { d = $2 }
+		END { if (d == "") exit 1; print d }' "$CHECK_RESULTS"
+}
+
+# Append one row.  WHAT is "patch N/M" or "topic ID"; RESULT is pass or a
+# failure in words.
+check_record() { # ARCH WHAT TREE CONFIG RESULT SUBJECT
+	local res=$5
+	[ "$res" = pass ] || res="**FAIL** ($res)"
+	printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$(date -u +%Y-%m-%dT%H:%MZ)" \
+		"$1" "$2" "$3" "$4" "$res" "${6//|/\\|}" >> "$CHECK_RESULTS"
+}
+
+# The key of a kernel configured in OUTDIR from the commit at WORKTREE.
+check_key() { # WORKTREE OUTDIR
+	printf '%s %s\n' "$(git -C "$1" rev-parse --short=12 'HEAD^{tree}')" \
+		"$(sha256sum "$2/.config" | cut -c1-12)"
+}
+
 # bisect-check and topic-check: a scratch worktree $2 of build/linux (made
 # at base if missing), and an initramfs with init only in
 # $3/initramfs.cpio: the boot must reach it and stop cleanly.
