@@ -43,31 +43,7 @@ for c in $(echo "$commits" | sed -n "${from},${to}p"); do
 	what="patch $n/$total"
 	subject=$(git -C "$KSRC" log -1 --format=%s "$c")
 	git -C "$wt" checkout -q --detach "$c"
-	if ! "$ROOT/scripts/configure.sh" "$arch" test bisect "$out" "$wt" >/dev/null 2>&1; then
-		echo "FAIL config $subject (log: ${out#"$ROOT"/}/configure.log)"
-		check_record "$arch" "$what" "$(git -C "$wt" rev-parse --short=12 'HEAD^{tree}')" - \
-			configuration "$subject"
+	check_kernel "$arch" "$out" "$wt" "$suites" bisect "$what" "$subject" "$subject" ||
 		fail=1
-		continue
-	fi
-	read -r tree config < <(check_key "$wt" "$out")
-	if when=$(check_recorded "$arch" "$tree" "$config"); then
-		echo "PASS ($when) $subject"
-		continue
-	fi
-	if ! "$ROOT/scripts/build.sh" "$arch" "$out" "$wt" >/dev/null 2>&1; then
-		echo "FAIL build  $subject (log: ${out#"$ROOT"/}/build.log)"
-		check_record "$arch" "$what" "$tree" "$config" build "$subject"
-		fail=1
-		continue
-	fi
-	if boot_kunit_only "$arch" "$out" "$wt" "$suites" bisect; then
-		echo "PASS boot   $subject"
-		check_record "$arch" "$what" "$tree" "$config" pass "$subject"
-	else
-		echo "FAIL boot   $subject (console: ${BOOT_LOG#"$ROOT"/})"
-		check_record "$arch" "$what" "$tree" "$config" boot "$subject"
-		fail=1
-	fi
 done
 exit $fail

@@ -235,6 +235,39 @@ check_key() { # WORKTREE OUTDIR
 		"$(sha256sum "$2/.config" | cut -c1-12)"
 }
 
+# Configure, build and boot the tree checked out at WT in OUT as
+# bisect-check and topic-check do, unless bisect/RESULTS.md has a pass for
+# its key; record the result and print one line about LABEL.  Returns 1 on
+# a failure.
+check_kernel() { # ARCH OUT WT SUITES NAME WHAT SUBJECT LABEL
+	local arch=$1 out=$2 wt=$3 suites=$4 name=$5 what=$6 subject=$7 label=$8
+	local tree config when
+	if ! "$ROOT/scripts/configure.sh" "$arch" test bisect "$out" "$wt" >/dev/null 2>&1; then
+		echo "FAIL config $label (log: ${out#"$ROOT"/}/configure.log)"
+		check_record "$arch" "$what" "$(git -C "$wt" rev-parse --short=12 'HEAD^{tree}')" - \
+			configuration "$subject"
+		return 1
+	fi
+	read -r tree config < <(check_key "$wt" "$out")
+	if when=$(check_recorded "$arch" "$tree" "$config"); then
+		echo "PASS ($when) $label"
+		return 0
+	fi
+	if ! "$ROOT/scripts/build.sh" "$arch" "$out" "$wt" >/dev/null 2>&1; then
+		echo "FAIL build  $label (log: ${out#"$ROOT"/}/build.log)"
+		check_record "$arch" "$what" "$tree" "$config" build "$subject"
+		return 1
+	fi
+	if boot_kunit_only "$arch" "$out" "$wt" "$suites" "$name"; then
+		echo "PASS boot   $label: $(grep -c . "$out/expected" || true) KUnit suite(s)"
+		check_record "$arch" "$what" "$tree" "$config" pass "$subject"
+	else
+		echo "FAIL boot   $label (console: ${BOOT_LOG#"$ROOT"/})"
+		check_record "$arch" "$what" "$tree" "$config" boot "$subject"
+		return 1
+	fi
+}
+
 # bisect-check and topic-check: a scratch worktree $2 of build/linux (made
 # at base if missing), and an initramfs with init only in
 # $3/initramfs.cpio: the boot must reach it and stop cleanly.

@@ -70,32 +70,7 @@ for t in $want; do
 		echo "PASS apply  $label: ${#picks[@]} patch(es)"
 		continue
 	fi
-	subject="${#picks[@]} patch(es) on ${needs[$t]:-the base}"
-	if ! "$ROOT/scripts/configure.sh" "$arch" test bisect "$out" "$wt" >/dev/null 2>&1; then
-		echo "FAIL config $label (log: ${out#"$ROOT"/}/configure.log)"
-		check_record "$arch" "topic $t" "$(git -C "$wt" rev-parse --short=12 'HEAD^{tree}')" - \
-			configuration "$subject"
-		fail=1
-		continue
-	fi
-	read -r tree config < <(check_key "$wt" "$out")
-	if when=$(check_recorded "$arch" "$tree" "$config"); then
-		echo "PASS ($when) $label"
-		continue
-	fi
-	if ! "$ROOT/scripts/build.sh" "$arch" "$out" "$wt" >/dev/null 2>&1; then
-		echo "FAIL build  $label (log: ${out#"$ROOT"/}/build.log)"
-		check_record "$arch" "topic $t" "$tree" "$config" build "$subject"
-		fail=1
-		continue
-	fi
-	if boot_kunit_only "$arch" "$out" "$wt" "$suites" "topic-$t"; then
-		echo "PASS boot   $label: $(grep -c . "$out/expected" || true) KUnit suite(s)"
-		check_record "$arch" "topic $t" "$tree" "$config" pass "$subject"
-	else
-		echo "FAIL boot   $label (console: ${BOOT_LOG#"$ROOT"/})"
-		check_record "$arch" "topic $t" "$tree" "$config" boot "$subject"
-		fail=1
-	fi
+	check_kernel "$arch" "$out" "$wt" "$suites" "topic-$t" "topic $t" \
+		"${#picks[@]} patch(es) on ${needs[$t]:-the base}" "$label" || fail=1
 done
 exit $fail
