@@ -16,7 +16,8 @@ set -euo pipefail
 
 arch=${1:-x86_64}
 arch_vars "$arch"
-wt=$BUILD/linux-bisect
+# One worktree per architecture: both arches can run at once.
+wt=$BUILD/linux-bisect-$arch
 out=$BUILD/bisect-$arch
 [ -d "$KSRC/.git" ] || die "no build/linux: run 'make bisect-check', which makes the tree first"
 

@@ -18,7 +18,8 @@ set -euo pipefail
 
 arch=${1:-x86_64}
 arch_vars "$arch"
-wt=$BUILD/linux-topic
+# One worktree per architecture: both arches can run at once.
+wt=$BUILD/linux-topic-$arch
 out=$BUILD/topic-$arch
 [ -d "$KSRC/.git" ] || die "no build/linux: run 'make topic-check', which makes the tree first"
 
