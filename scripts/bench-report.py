@@ -93,6 +93,7 @@ METHOD_DEFAULTS = {
                           settle_us=20000, vmalloc_ops=0),
     # Always printed its BENCHMETA line: what the others share with it.
     'slab_bench': dict(reps=101, batch=8, big_reps=11, batch_msgs=512, settle_us=20000),
+    'stressng_bench': dict(reps=5),
 }
 
 
@@ -911,6 +912,56 @@ def slab_tables(a, base, patched, wo, p, slab_csv, slabmem_csv):
                                                   for k in SVMEM_KEYS]))
 
 
+# stressng_bench's stressors, in the order it runs them.
+STRESSORS = ('pagemove', 'mremap', 'mmap', 'madvise', 'fork', 'vm')
+
+
+def stressng_keys(rows):
+    """The BENCH keys of stressng_bench in @rows, in STRESSORS' order."""
+    have = {k[2]: k for k in rows if len(k) == 4 and k[:2] == ('stressng', 'all')}
+    return [have[s_] for s_ in STRESSORS if s_ in have]
+
+
+def stressng_tables(a, base, patched, wo, p, sng_csv):
+    """The table of Debian's stress-ng (stressng_bench, a boot of its own
+    after each kernel's other boot), with a column of each boot of @wo that
+    ran it."""
+    keys = [k for k in stressng_keys(patched) if k in base]
+    if not keys:
+        return
+    m = method(base, patched, 'stressng_bench', wo)
+    swo = measured(wo, keys)
+    p('## %s: stress-ng' % a.arch)
+    p('')
+    p("Debian's own stress-ng (%s), the tool of the regressions the series must not bring "
+      'back, run in a boot of its own after each kernel\'s other boot: the same kernel and '
+      'command line, an initramfs with the binary, its shared libraries and '
+      'guest/bench/stressng_bench (sha256 `%s`). Each run is one stress-ng process with one '
+      'worker and a fixed number of bogo operations (`ops`), started with --no-rand-seed; its '
+      'time is from fork() to waitpid() of stress-ng, in nanoseconds of %s, start-up and exit '
+      'included (the same user-space work on every kernel). `t`: the fastest of %d runs; '
+      '`bogo-ops/s` = ops per second of that time (higher is better). `%%` = 100 * '
+      '(t_kernel - t) / t against the base: **a positive percentage means that kernel is '
+      'slower**; `median %%` the same for the medians.%s'
+      % (a.stressng_version or 'version unknown',
+         sha256(a.stressng_initramfs) if a.stressng_initramfs else '-', a.clock, m['reps'],
+         WO_SENTENCE if swo else ''))
+    p('')
+    head, rule = wo_head(swo, median=True)
+    p('| stressor | ops | t | t_patched | bogo-ops/s | patched | % | median %' + head + ' |')
+    p('|---|---:|---:|---:|---:|---:|---:|---:' + rule + '|')
+    for k in keys:
+        (t, mt), (tp, mtp) = base[k], patched[k]
+        ops = k[3]
+        p('| %s | %d | %d | %d | %.2f | %.2f | %+.2f%% | %+.2f%%%s |'
+          % (k[2], ops, t, tp, ops * 1e9 / t, ops * 1e9 / tp, pct(tp, t), pct(mtp, mt),
+             wo_cells(swo, k, t, mt)))
+        sng_csv.append('%s,%d,%d,%d,%.3f,%d,%d,%.3f' % (k[2], ops, t, tp, pct(tp, t), mt, mtp,
+                                                        pct(mtp, mt))
+                       + wo_csv(wo, k, t, WO_CSV, mt))
+    p('')
+
+
 # The summary rows of the attribution matrix: (CSV name, workload, program
 # whose rows they are).  Their BENCH rows: attribution_groups().
 MATRIX_ROWS = (
@@ -932,6 +983,8 @@ MATRIX_ROWS = (
     ('secretmem_fault', 'memfd_secret page fault', 'secretmem_bench'),
     ('secretmem_cycle', 'memfd_secret file created, faulted, unmapped, closed (per page)',
      'secretmem_bench'),
+    ('stressng', "Debian's stress-ng: pagemove, mremap, mmap, madvise, fork, vm",
+     'stressng_bench'),
 )
 
 
@@ -941,7 +994,8 @@ def attribution_groups(base, patched):
     have it (and the base a figure above 0)."""
     def ran(program):
         prefix = {'mseal_bench': 'syscall', 'pgtable_bench': 'pgtable',
-                  'slab_bench': 'slab', 'secretmem_bench': 'secretmem'}[program]
+                  'slab_bench': 'slab', 'secretmem_bench': 'secretmem',
+                  'stressng_bench': 'stressng'}[program]
         return any(k[0] == prefix and len(k) == 4 for k in patched)
     keys = {}
     if ran('mseal_bench'):
@@ -967,6 +1021,8 @@ def attribution_groups(base, patched):
         pages = method(base, patched, 'secretmem_bench')['fault_pages']
         for what in ('fault', 'cycle'):
             keys['secretmem_' + what] = [('secretmem', 'all', what + '_per_page', pages)]
+    if ran('stressng_bench'):
+        keys['stressng'] = stressng_keys(patched)
     return {g: [k for k in ks if k in base and k in patched and base[k][0] > 0]
             for g, ks in keys.items()}
 
@@ -1173,6 +1229,14 @@ def main(argv=None):
     ap.add_argument('--slab-off', metavar='LOG', help='--without slab_virtual LOG')
     ap.add_argument('--slab-off-initramfs', metavar='FILE',
                     help='--without-initramfs slab_virtual FILE')
+    ap.add_argument('--stressng', nargs=2, action='append', default=[],
+                    metavar=('KERNEL', 'LOG'),
+                    help="the console of a stress-ng boot (stressng_bench) of KERNEL: base, "
+                    "patched or a feature's name, whose --without boot it follows")
+    ap.add_argument('--stressng-initramfs', metavar='FILE',
+                    help="the stress-ng boots' initramfs, for its sha256")
+    ap.add_argument('--stressng-version', metavar='VERSION',
+                    help="the version of Debian's stress-ng package")
     ap.add_argument('base')
     ap.add_argument('patched')
     a = ap.parse_args(argv)
@@ -1204,6 +1268,17 @@ def main(argv=None):
             sys.exit('bench-report: no BENCH lines in %s' % files[(feature, 'log')])
         wo.append(Without(feature, rows, patched, files.get((feature, 'initramfs')),
                           files.get((feature, 'kernel'))))
+    # The stress-ng boots' rows join those of the boot they follow.
+    by = dict({'base': base, 'patched': patched}, **{w.feature: w.rows for w in wo})
+    for kernel, path in a.stressng:
+        if kernel not in by:
+            sys.exit('bench-report: --stressng %s: no such kernel (base, patched, or the '
+                     'feature of a --without boot)' % kernel)
+        rows = load(path)
+        if not stressng_keys(rows):
+            sys.exit('bench-report: no stress-ng BENCH lines in %s' % path)
+        by[kernel].update({k: v for k, v in rows.items()
+                           if k[0] == 'stressng' or k == ('meta', 'stressng_bench')})
 
     out = []
     csv = ['table,state,call,n,t_base_ns,t_patched_ns,delta_ns,percent,'
@@ -1413,6 +1488,9 @@ def main(argv=None):
                 'sv_pending_pages_patched,sv_escaped_slabs_patched']
     slabmem_csv = ['kernel,' + ','.join(SVMEM_KEYS)]
     slab_tables(a, base, patched, wo, p, slab_csv, slabmem_csv)
+    sng_csv = ['stressor,ops,t_base_ns,t_patched_ns,percent_patched,median_base_ns,'
+               'median_patched_ns,median_percent_patched' + wo_csv_head(WO_CSV)]
+    stressng_tables(a, base, patched, wo, p, sng_csv)
 
     text = '\n'.join(out)
     print(text)
@@ -1430,7 +1508,8 @@ def main(argv=None):
         # run's tables.
         for suffix, rows in (('-cycles.csv', cyc_csv), ('-insns.csv', ins_csv),
                              ('-pgtable.csv', pgt_csv), ('-slab.csv', slab_csv),
-                             ('-slabmem.csv', slabmem_csv), ('-attribution.csv', att_csv)):
+                             ('-slabmem.csv', slabmem_csv), ('-attribution.csv', att_csv),
+                             ('-stressng.csv', sng_csv)):
             path = re.sub(r'\.csv$', '', a.csv) + suffix
             if len(rows) > 1:
                 with open(path, 'w') as f:

@@ -37,6 +37,14 @@
 # BENCH_OFF_APPEND: more words for the kpkeys=off boot's command line (its
 # column is then named after all of them).
 #
+# stress-ng boots (issue 32 item 3): after each boot above, the same kernel
+# with the same command line boots once more with an initramfs of its own,
+# guest/bench/stressng.manifest: Debian's stress-ng binary and libraries
+# (scripts/lib.sh, stressng_guest) run a fixed number of bogo operations
+# per stressor (guest/bench/stressng_bench.c).  A feature boot does so
+# when it runs every program, or any besides secretmem_bench (no stressor
+# uses memfd_secret()).  Env BENCH_STRESSNG=0: no stress-ng boots.
+#
 # arm64 runs on Debian's QEMU, which has no POE: the patched kernel's
 # page-table protection stays inactive there, so kpkeys=off changes
 # nothing and that column measures the same code (the report says so).
@@ -123,8 +131,13 @@ done
 off_append=${BENCH_OFF_APPEND-}
 # Never report an older run's feature consoles next to this run's.
 for fb in "${feature_boots[@]}"; do
-	rm -f "$bdir/$arch-${fb%% *}.log"
+	rm -f "$bdir/$arch-${fb%% *}.log" "$bdir/$arch-${fb%% *}-stressng.log"
 done
+rm -f "$bdir/$arch-base-stressng.log" "$bdir/$arch-patched-stressng.log"
+case ${BENCH_STRESSNG:-1} in
+0 | 1) stressng=${BENCH_STRESSNG:-1} ;;
+*) die "BENCH_STRESSNG must be 1 or 0, not '$BENCH_STRESSNG'" ;;
+esac
 
 # The unpatched base, checked out next to build/linux.
 if [ ! -d "$base_src" ] || [ "$(git -C "$base_src" rev-parse HEAD 2>/dev/null)" != "$(git -C "$KSRC" rev-parse base)" ]; then
@@ -204,6 +217,21 @@ fi
 "$ROOT/scripts/manifest.sh" init "$arch" "$ROOT/guest/bench/manifest" | awk "$options" |
 	guest_etc "$groot"
 pack_initramfs "$groot" "$bdir/$arch-guest/initramfs.cpio"
+# The stress-ng boots' initramfs: init, stressng_bench, Debian's stress-ng
+# and its libraries, and a manifest of stressng_bench alone.
+if [ "$stressng" = 1 ]; then
+	sroot=$bdir/$arch-guest/root-stressng
+	rm -rf "$sroot"
+	mkdir -p "$sroot"
+	make -C "$ROOT/guest" stressng ARCH="$arch" KSRC="$KSRC" \
+		HDR="$BUILD/bench/$arch-patched/hdr" OUT="$sroot" >> "$bdir/$arch-guest/build.log" 2>&1 ||
+		die "stressng_bench failed to build; see ${bdir#"$ROOT"/}/$arch-guest/build.log"
+	info "Debian's stress-ng for $arch"
+	stressng_guest "$arch" "$sroot"
+	"$ROOT/scripts/manifest.sh" init "$arch" "$ROOT/guest/bench/stressng.manifest" |
+		guest_etc "$sroot"
+	pack_initramfs "$sroot" "$bdir/$arch-guest/initramfs-stressng.cpio"
+fi
 # An initramfs that runs some programs of the manifest alone: the same
 # files as the full one, but an /etc/manifest of those programs' lines, in
 # the manifest's order.  Prints its path.
@@ -257,25 +285,43 @@ mode=(--icount) clock="instruction time (QEMU -icount shift=0: 1 ns = 1 guest in
 if [ "$accel" = kvm ]; then
 	mode=(--kvm) clock="wall-clock time under KVM"
 fi
-for kind in "${kinds[@]}"; do
-	initrd=$bdir/$arch-guest/boot-$kind.cpio
-	cat "${initrd_of[$kind]}" "$bdir/$arch-${kind%%-*}/modules.cpio" > "$initrd"
-	info "benchmarking the $kind kernel ($arch, ${mode[*]}; programs: ${runs[$kind]:-all}${append_of[$kind]:+; added to the command line:${append_of[$kind]}})"
+# Whether the KIND boot also runs stress-ng (see the top).
+stressng_runs() {
+	[ "$stressng" = 1 ] || return 1
+	case ${runs[$1]:-all} in
+	all) return 0 ;;
+	secretmem_bench) return 1 ;;
+	esac
+	return 0
+}
+# One boot of KIND's kernel with INITRAMFS (before the module archive)
+# under NAME; its console goes to LOG.
+bench_boot() { # KIND INITRAMFS NAME LOG
+	local kind=$1 initrd=$bdir/$arch-guest/boot-$1.cpio log boot_start st
+	cat "$2" "$bdir/$arch-${kind%%-*}/modules.cpio" > "$initrd"
 	boot_start=$SECONDS
 	set +e
 	log=$(QEMU_SMP=1 "$ROOT/scripts/boot.sh" "$arch" "${kout_of[$kind]}" "${mode[@]}" \
-		--name "bench-$kind" --initrd "$initrd" \
+		--name "$3" --initrd "$initrd" \
 		--append "norandmaps random.trust_cpu=on${append_of[$kind]}" \
 		--timeout "${BENCH_TIMEOUT:-3000}")
 	st=$?
 	set -e
-	cp "$log" "$bdir/$arch-$kind.log"
-	[ $st = 0 ] || die "the $kind benchmark boot failed (status $st); console: ${log#"$ROOT"/}"
+	cp "$log" "$4"
+	[ $st = 0 ] || die "the $3 boot failed (status $st); console: ${log#"$ROOT"/}"
 	if grep -q '^not ok' "$log"; then
 		grep -B5 '^not ok' "$log" >&2
-		die "a benchmark failed on the $kind kernel; console: ${log#"$ROOT"/}"
+		die "a benchmark failed in the $3 boot; console: ${log#"$ROOT"/}"
 	fi
-	info "the $kind boot took $((SECONDS - boot_start)) s"
+	info "the $3 boot took $((SECONDS - boot_start)) s"
+}
+for kind in "${kinds[@]}"; do
+	info "benchmarking the $kind kernel ($arch, ${mode[*]}; programs: ${runs[$kind]:-all}${append_of[$kind]:+; added to the command line:${append_of[$kind]}})"
+	bench_boot "$kind" "${initrd_of[$kind]}" "bench-$kind" "$bdir/$arch-$kind.log"
+	if stressng_runs "$kind"; then
+		bench_boot "$kind" "$bdir/$arch-guest/initramfs-stressng.cpio" \
+			"bench-$kind-stressng" "$bdir/$arch-$kind-stressng.log"
+	fi
 done
 # Whether the KIND boot ran PROGRAM.
 ran() { [ "${runs[$1]}" = all ] || [[ ,${runs[$1]}, == *,$2,* ]]; }
@@ -287,6 +333,7 @@ for fb in "${feature_boots[@]}"; do
 	[ "${runs[$kind]}" != 0 ] || continue
 	log=$bdir/$arch-$kind.log
 	report_args+=(--without "$feature" "$log" --without-initramfs "$feature" "${initrd_of[$kind]}")
+	! stressng_runs "$kind" || report_args+=(--stressng "$feature" "$bdir/$arch-$kind-stressng.log")
 	case $kind in
 	patched-off)
 		if grep -q 'Unknown kernel command line parameters.*kpkeys' "$log"; then
@@ -315,6 +362,13 @@ for fb in "${feature_boots[@]}"; do
 	esac
 done
 
+stressng_args=()
+if [ "$stressng" = 1 ]; then
+	stressng_args=(--stressng base "$bdir/$arch-base-stressng.log"
+		--stressng patched "$bdir/$arch-patched-stressng.log"
+		--stressng-initramfs "$bdir/$arch-guest/initramfs-stressng.cpio"
+		--stressng-version "$(cat "$bdir/$arch-guest/root-stressng/stressng/VERSION")")
+fi
 # A patched kernel built from a tree with uncommitted work says so.
 dirty=
 [ -z "$(git -C "$KSRC" status --porcelain)" ] || dirty=", with uncommitted changes in build/linux"
@@ -325,6 +379,7 @@ python3 "$ROOT/scripts/bench-report.py" --arch "$arch" --clock "$clock" \
 	--kconfig "$bdir/$arch-patched/.config" \
 	--images "$bdir/$arch-base/$IMAGE" "$bdir/$arch-patched/$IMAGE" "$bdir/$arch-guest/initramfs.cpio" \
 	--csv "$bdir/$arch.csv" --md "$bdir/$arch.md" "${report_args[@]}" \
+	${stressng_args[@]+"${stressng_args[@]}"} \
 	"$bdir/$arch-base.log" "$bdir/$arch-patched.log"
 # bench/RESULTS.md: the preface, the attribution matrices, this
 # architecture's new tables and the other architecture's as they were.

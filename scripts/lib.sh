@@ -150,6 +150,34 @@ distro_unpack() { # DEBARCH PACKAGE...
 	echo "$dir/root"
 }
 
+# Debian's stress-ng for a benchmark guest of ARCH (make bench's stress-ng
+# boots, guest/bench/stressng_bench.c): the stress-ng package and, round by
+# round, the library packages its packages depend on (not their -common
+# and -data packages: no libraries, and Architecture: all), downloaded and
+# unpacked once (distro_unpack); then scripts/stressng-guest.py copies the
+# binary, its DT_NEEDED closure and the loader into GUESTROOT, and
+# GUESTROOT/stressng/VERSION gets the package's version.
+stressng_guest() { # ARCH GUESTROOT
+	local debarch dir root new deps p
+	debarch=$(distro_debarch "$1")
+	dir=$DISTRO_CACHE/$debarch
+	new=stress-ng
+	while [ -n "$new" ]; do
+		# shellcheck disable=SC2086 # a list of package names
+		root=$(distro_unpack "$debarch" $new) || exit 1
+		deps=$(for p in "$dir"/debs/*.deb; do
+			dpkg-deb -f "$p" Pre-Depends Depends | sed 's/^[A-Za-z-]*: //'
+		done | tr ',' '\n' | sed -E 's/\|.*//; s/\(.*\)//; s/:any//; s/[[:space:]]//g' |
+			grep -E '^(lib|zlib)' | grep -vE -- '-(common|data)$' | sort -u)
+		new=
+		for p in $deps; do
+			[ -f "$dir/debs/$p.ok" ] || new="$new $p"
+		done
+	done
+	python3 "$ROOT/scripts/stressng-guest.py" "$root" "$2" >/dev/null
+	dpkg-deb -f "$dir"/debs/stress-ng_*.deb Version > "$2/stressng/VERSION"
+}
+
 # Debian's kernel configurations for ARCH, uncompressed; prints their directory.
 distro_fetch() {
 	local root debarch
