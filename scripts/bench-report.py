@@ -68,6 +68,7 @@ PKS = re.compile(r'^\s*BENCHPKS (\S+) (\S+) (\d+) (-?\d+(?:\.\d+)?) (-?\d+)\s*$'
 SVC = re.compile(r'^\s*BENCHSLAB (\S+) (\S+) (\d+) (-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?) '
                  r'(-?\d+(?:\.\d+)?) (-?\d+) (-?\d+)\s*$')
 # retained_pages: missing in consoles of before it existed (None then).
+KB = re.compile(r'^\s*BENCHKB (\d+) (\d+) (-?\d+)\s*$')
 SVMEM = re.compile(r'^\s*BENCHSLABMEM((?: -?\d+){7,8})\s*$')
 SVMEM_KEYS = ('metadata_pages', 'table_pages', 'carved_bytes', 'region_bytes',
               'escaped_slabs', 'abandoned_slots', 'slab_kb', 'retained_pages')
@@ -94,6 +95,7 @@ METHOD_DEFAULTS = {
     # Always printed its BENCHMETA line: what the others share with it.
     'slab_bench': dict(reps=101, batch=8, big_reps=11, batch_msgs=512, settle_us=20000),
     'stressng_bench': dict(reps=5),
+    'kbuild_bench': dict(reps=3, files=19),
 }
 
 
@@ -161,6 +163,11 @@ def load(path):
                 vals = [float(x) if '.' in x else int(x) for x in c.groups()[3:]]
                 rows[('svc', state, row, int(n))] = tuple(
                     None if x < 0 else x for x in vals)
+                continue
+            c = KB.match(line)
+            if c:
+                ins = int(c.group(3))
+                rows[('kb', int(c.group(1)))] = (int(c.group(2)), None if ins < 0 else ins)
                 continue
             c = SVMEM.match(line)
             if c:
@@ -943,8 +950,9 @@ def stressng_tables(a, base, patched, wo, p, sng_csv):
       '`bogo-ops/s` = ops per second of that time (higher is better). `%%` = 100 * '
       '(t_kernel - t) / t against the base: **a positive percentage means that kernel is '
       'slower**; `median %%` the same for the medians.%s'
-      % (a.stressng_version or 'version unknown',
-         sha256(a.stressng_initramfs) if a.stressng_initramfs else '-', a.clock, m['reps'],
+      % (a.tool_version.get('stressng', 'version unknown'),
+         sha256(a.tool_initramfs['stressng']) if 'stressng' in a.tool_initramfs else '-',
+         a.clock, m['reps'],
          WO_SENTENCE if swo else ''))
     p('')
     head, rule = wo_head(swo, median=True)
@@ -960,6 +968,80 @@ def stressng_tables(a, base, patched, wo, p, sng_csv):
                                                         pct(mtp, mt))
                        + wo_csv(wo, k, t, WO_CSV, mt))
     p('')
+
+
+def kbuild_tables(a, base, patched, wo, p, kb_csv):
+    """The kernbench-like table (kbuild_bench, a boot of its own after each
+    kernel's other boot), with a column of each boot of @wo that ran it."""
+    keys = [k for k in patched if len(k) == 4 and k[:3] == ('kbuild', 'all', 'compile')
+            and k in base]
+    if not keys:
+        return
+    k = keys[0]
+    m = method(base, patched, 'kbuild_bench', wo)
+    kwo = measured(wo, keys)
+    p('## %s: kbuild' % a.arch)
+    p('')
+    p("A kernbench-like workload: Debian's gcc-12 (%s) compiles %d C files of the base "
+      "kernel's scripts/dtc and scripts/dtc/libfdt (plain C on the C library alone) with "
+      '`-O2 -c`, one after the other as make -j1 would, in a boot of its own after each '
+      "kernel's other boot: the same kernel and command line, an initramfs with the "
+      "compiler, binutils, the C library's headers and guest/bench/kbuild_bench (sha256 "
+      '`%s`). `t`: the fastest of %d repetitions, from the first fork() to the last '
+      'waitpid(), in nanoseconds of %s: the compilers\' user-space work is the same on '
+      'every kernel, so the kernel\'s share shows diluted by it. `%%` = 100 * (t_kernel - t) '
+      '/ t against the base: **a positive percentage means that kernel is slower**.%s'
+      % (a.tool_version.get('kbuild', 'version unknown'), m['files'],
+         sha256(a.tool_initramfs['kbuild']) if 'kbuild' in a.tool_initramfs else '-',
+         m['reps'], a.clock, WO_SENTENCE if kwo else ''))
+    p('')
+    head, rule = wo_head(kwo, median=True)
+    p('| workload | files | t | t_patched | % | median %' + head + ' |')
+    p('|---|---:|---:|---:|---:|---:' + rule + '|')
+    (t, mt), (tp, mtp) = base[k], patched[k]
+    p('| compile | %d | %d | %d | %+.2f%% | %+.2f%%%s |'
+      % (k[3], t, tp, pct(tp, t), pct(mtp, mt), wo_cells(kwo, k, t, mt)))
+    p('')
+    kernels = [('base', base), ('patched', patched)] + [(w.label, w.rows) for w in kwo]
+    kb = {name: r.get(('kb', k[3])) for name, r in kernels}
+    have_ins = any(v and v[1] is not None for v in kb.values())
+    p('The kernel\'s share, median of the repetitions: `system time`, the ru_stime wait4() '
+      'reported for the compilers (tick-sampled: a coarse figure), and %s. '
+      '`%%` against the base.'
+      % ('`kernel instructions`, counted by the PMU for the compilers and the program '
+         '(an inherited counter, exclude_user): exact' if have_ins else
+         'no kernel instruction count (this guest has no PMU)'))
+    p('')
+    p('| kernel | system time (ms) | %' + (' | kernel instructions | %' if have_ins else '')
+      + ' |')
+    p('|---|---:|---:' + ('|---:|---:' if have_ins else '') + '|')
+    b = kb['base']
+    for name, _ in kernels:
+        v = kb[name]
+        if v is None:
+            continue
+        line = '| %s | %.1f | %+.2f%%' % (name, v[0] / 1000.0, pct(v[0], b[0]) if b else 0)
+        if have_ins:
+            line += (' | %d | %+.2f%%' % (v[1], pct(v[1], b[1])) if v[1] is not None and b
+                     and b[1] is not None else ' | - | ')
+        p(line + ' |')
+    p('')
+    by = {w.feature: w.rows for w in wo}
+
+    def kbv(r, i):
+        v = r.get(('kb', k[3])) if r is not None else None
+        return '' if v is None or v[i] is None else str(v[i])
+    kb_csv.append('%d,%d,%d,%.3f,%d,%d,%.3f' % (k[3], t, tp, pct(tp, t), mt, mtp, pct(mtp, mt))
+                  + wo_csv(wo, k, t, WO_CSV, mt)
+                  + ',' + ','.join(kbv(r, 0) for r in [base, patched]
+                                   + [by.get(f) for f, _, _ in FEATURES])
+                  + ',' + ','.join(kbv(r, 1) for r in [base, patched]
+                                   + [by.get(f) for f, _, _ in FEATURES]))
+
+
+# The tools of the boots of their own (scripts/bench.sh): the first words of
+# the rows their consoles give.
+TOOLS = {'stressng': ('stressng',), 'kbuild': ('kbuild', 'kb')}
 
 
 # The summary rows of the attribution matrix: (CSV name, workload, program
@@ -985,6 +1067,8 @@ MATRIX_ROWS = (
      'secretmem_bench'),
     ('stressng', "Debian's stress-ng: pagemove, mremap, mmap, madvise, fork, vm",
      'stressng_bench'),
+    ('kbuild', "compile of the base kernel's scripts/dtc with Debian's gcc (kernbench-like)",
+     'kbuild_bench'),
 )
 
 
@@ -995,7 +1079,7 @@ def attribution_groups(base, patched):
     def ran(program):
         prefix = {'mseal_bench': 'syscall', 'pgtable_bench': 'pgtable',
                   'slab_bench': 'slab', 'secretmem_bench': 'secretmem',
-                  'stressng_bench': 'stressng'}[program]
+                  'stressng_bench': 'stressng', 'kbuild_bench': 'kbuild'}[program]
         return any(k[0] == prefix and len(k) == 4 for k in patched)
     keys = {}
     if ran('mseal_bench'):
@@ -1023,6 +1107,8 @@ def attribution_groups(base, patched):
             keys['secretmem_' + what] = [('secretmem', 'all', what + '_per_page', pages)]
     if ran('stressng_bench'):
         keys['stressng'] = stressng_keys(patched)
+    if ran('kbuild_bench'):
+        keys['kbuild'] = [k for k in patched if len(k) == 4 and k[:3] == ('kbuild', 'all', 'compile')]
     return {g: [k for k in ks if k in base and k in patched and base[k][0] > 0]
             for g, ks in keys.items()}
 
@@ -1229,14 +1315,14 @@ def main(argv=None):
     ap.add_argument('--slab-off', metavar='LOG', help='--without slab_virtual LOG')
     ap.add_argument('--slab-off-initramfs', metavar='FILE',
                     help='--without-initramfs slab_virtual FILE')
-    ap.add_argument('--stressng', nargs=2, action='append', default=[],
-                    metavar=('KERNEL', 'LOG'),
-                    help="the console of a stress-ng boot (stressng_bench) of KERNEL: base, "
-                    "patched or a feature's name, whose --without boot it follows")
-    ap.add_argument('--stressng-initramfs', metavar='FILE',
-                    help="the stress-ng boots' initramfs, for its sha256")
-    ap.add_argument('--stressng-version', metavar='VERSION',
-                    help="the version of Debian's stress-ng package")
+    ap.add_argument('--tool', nargs=3, action='append', default=[],
+                    metavar=('TOOL', 'KERNEL', 'LOG'),
+                    help="the console of a boot of TOOL (stressng, kbuild) after KERNEL's: "
+                    "base, patched or a feature's name, whose --without boot it follows")
+    ap.add_argument('--tool-initramfs', nargs=2, action='append', default=[],
+                    metavar=('TOOL', 'FILE'), help="TOOL's boots' initramfs, for its sha256")
+    ap.add_argument('--tool-version', nargs=2, action='append', default=[],
+                    metavar=('TOOL', 'VERSION'), help="the version of TOOL's Debian package")
     ap.add_argument('base')
     ap.add_argument('patched')
     a = ap.parse_args(argv)
@@ -1268,17 +1354,21 @@ def main(argv=None):
             sys.exit('bench-report: no BENCH lines in %s' % files[(feature, 'log')])
         wo.append(Without(feature, rows, patched, files.get((feature, 'initramfs')),
                           files.get((feature, 'kernel'))))
-    # The stress-ng boots' rows join those of the boot they follow.
+    # The tools' boots' rows join those of the boot they follow.
     by = dict({'base': base, 'patched': patched}, **{w.feature: w.rows for w in wo})
-    for kernel, path in a.stressng:
+    for tool, kernel, path in a.tool:
+        if tool not in TOOLS:
+            sys.exit('bench-report: --tool %s: no such tool (%s)' % (tool, ', '.join(TOOLS)))
         if kernel not in by:
-            sys.exit('bench-report: --stressng %s: no such kernel (base, patched, or the '
-                     'feature of a --without boot)' % kernel)
+            sys.exit('bench-report: --tool %s %s: no such kernel (base, patched, or the '
+                     'feature of a --without boot)' % (tool, kernel))
         rows = load(path)
-        if not stressng_keys(rows):
-            sys.exit('bench-report: no stress-ng BENCH lines in %s' % path)
-        by[kernel].update({k: v for k, v in rows.items()
-                           if k[0] == 'stressng' or k == ('meta', 'stressng_bench')})
+        mine = {k: v for k, v in rows.items()
+                if k[0] in TOOLS[tool] or k == ('meta', tool + '_bench')}
+        if not any(len(k) == 4 for k in mine):
+            sys.exit('bench-report: no %s BENCH lines in %s' % (tool, path))
+        by[kernel].update(mine)
+    a.tool_initramfs, a.tool_version = dict(a.tool_initramfs), dict(a.tool_version)
 
     out = []
     csv = ['table,state,call,n,t_base_ns,t_patched_ns,delta_ns,percent,'
@@ -1491,6 +1581,13 @@ def main(argv=None):
     sng_csv = ['stressor,ops,t_base_ns,t_patched_ns,percent_patched,median_base_ns,'
                'median_patched_ns,median_percent_patched' + wo_csv_head(WO_CSV)]
     stressng_tables(a, base, patched, wo, p, sng_csv)
+    kb_csv = ['files,t_base_ns,t_patched_ns,percent_patched,median_base_ns,'
+              'median_patched_ns,median_percent_patched' + wo_csv_head(WO_CSV)
+              + ',stime_base_us,stime_patched_us'
+              + ''.join(',stime_no_%s_us' % f for f, _, _ in FEATURES)
+              + ',kernel_insns_base,kernel_insns_patched'
+              + ''.join(',kernel_insns_no_%s' % f for f, _, _ in FEATURES)]
+    kbuild_tables(a, base, patched, wo, p, kb_csv)
 
     text = '\n'.join(out)
     print(text)
@@ -1509,7 +1606,7 @@ def main(argv=None):
         for suffix, rows in (('-cycles.csv', cyc_csv), ('-insns.csv', ins_csv),
                              ('-pgtable.csv', pgt_csv), ('-slab.csv', slab_csv),
                              ('-slabmem.csv', slabmem_csv), ('-attribution.csv', att_csv),
-                             ('-stressng.csv', sng_csv)):
+                             ('-stressng.csv', sng_csv), ('-kbuild.csv', kb_csv)):
             path = re.sub(r'\.csv$', '', a.csv) + suffix
             if len(rows) > 1:
                 with open(path, 'w') as f:

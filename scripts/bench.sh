@@ -37,13 +37,18 @@
 # BENCH_OFF_APPEND: more words for the kpkeys=off boot's command line (its
 # column is then named after all of them).
 #
-# stress-ng boots (issue 32 item 3): after each boot above, the same kernel
-# with the same command line boots once more with an initramfs of its own,
-# guest/bench/stressng.manifest: Debian's stress-ng binary and libraries
-# (scripts/lib.sh, stressng_guest) run a fixed number of bogo operations
-# per stressor (guest/bench/stressng_bench.c).  A feature boot does so
-# when it runs every program, or any besides secretmem_bench (no stressor
-# uses memfd_secret()).  Env BENCH_STRESSNG=0: no stress-ng boots.
+# The seeds' own tools (issue 32 item 3), each in boots of its own: after
+# each boot above, the same kernel with the same command line boots once
+# more per tool, with the tool's initramfs (guest/bench/TOOL.manifest):
+#   stressng  Debian's stress-ng binary and libraries (scripts/lib.sh,
+#             stressng_guest), a fixed number of bogo operations per
+#             stressor (guest/bench/stressng_bench.c)   env BENCH_STRESSNG
+#   kbuild    Debian's gcc-12 compiles the base kernel's scripts/dtc, a
+#             kernbench-like row (kbuild_guest, kbuild_bench.c)
+#                                                       env BENCH_KBUILD
+# Each env is 1 (the default) or 0 (no such boots).  A feature boot runs
+# them when it runs every program, or any besides secretmem_bench (neither
+# tool calls memfd_secret()).
 #
 # arm64 runs on Debian's QEMU, which has no POE: the patched kernel's
 # page-table protection stays inactive there, so kpkeys=off changes
@@ -131,13 +136,18 @@ done
 off_append=${BENCH_OFF_APPEND-}
 # Never report an older run's feature consoles next to this run's.
 for fb in "${feature_boots[@]}"; do
-	rm -f "$bdir/$arch-${fb%% *}.log" "$bdir/$arch-${fb%% *}-stressng.log"
+	rm -f "$bdir/$arch-${fb%% *}.log"
 done
-rm -f "$bdir/$arch-base-stressng.log" "$bdir/$arch-patched-stressng.log"
-case ${BENCH_STRESSNG:-1} in
-0 | 1) stressng=${BENCH_STRESSNG:-1} ;;
-*) die "BENCH_STRESSNG must be 1 or 0, not '$BENCH_STRESSNG'" ;;
-esac
+tools=()
+for tool in stressng kbuild; do
+	var=BENCH_${tool^^}
+	rm -f "$bdir/$arch-"*"-$tool.log"
+	case ${!var:-1} in
+	1) tools+=("$tool") ;;
+	0) ;;
+	*) die "$var must be 1 or 0, not '${!var}'" ;;
+	esac
+done
 
 # The unpatched base, checked out next to build/linux.
 if [ ! -d "$base_src" ] || [ "$(git -C "$base_src" rev-parse HEAD 2>/dev/null)" != "$(git -C "$KSRC" rev-parse base)" ]; then
@@ -217,21 +227,21 @@ fi
 "$ROOT/scripts/manifest.sh" init "$arch" "$ROOT/guest/bench/manifest" | awk "$options" |
 	guest_etc "$groot"
 pack_initramfs "$groot" "$bdir/$arch-guest/initramfs.cpio"
-# The stress-ng boots' initramfs: init, stressng_bench, Debian's stress-ng
-# and its libraries, and a manifest of stressng_bench alone.
-if [ "$stressng" = 1 ]; then
-	sroot=$bdir/$arch-guest/root-stressng
-	rm -rf "$sroot"
-	mkdir -p "$sroot"
-	make -C "$ROOT/guest" stressng ARCH="$arch" KSRC="$KSRC" \
-		HDR="$BUILD/bench/$arch-patched/hdr" OUT="$sroot" >> "$bdir/$arch-guest/build.log" 2>&1 ||
-		die "stressng_bench failed to build; see ${bdir#"$ROOT"/}/$arch-guest/build.log"
-	info "Debian's stress-ng for $arch"
-	stressng_guest "$arch" "$sroot"
-	"$ROOT/scripts/manifest.sh" init "$arch" "$ROOT/guest/bench/stressng.manifest" |
-		guest_etc "$sroot"
-	pack_initramfs "$sroot" "$bdir/$arch-guest/initramfs-stressng.cpio"
-fi
+# Each tool's initramfs: init, its program, what Debian's packages give it
+# (TOOL_guest in scripts/lib.sh), and a manifest of its program alone.
+for tool in ${tools[@]+"${tools[@]}"}; do
+	troot=$bdir/$arch-guest/root-$tool
+	rm -rf "$troot"
+	mkdir -p "$troot"
+	make -C "$ROOT/guest" "$tool" ARCH="$arch" KSRC="$KSRC" \
+		HDR="$BUILD/bench/$arch-patched/hdr" OUT="$troot" >> "$bdir/$arch-guest/build.log" 2>&1 ||
+		die "${tool}_bench failed to build; see ${bdir#"$ROOT"/}/$arch-guest/build.log"
+	info "Debian's packages for the $tool boots ($arch)"
+	"${tool}_guest" "$arch" "$troot"
+	"$ROOT/scripts/manifest.sh" init "$arch" "$ROOT/guest/bench/$tool.manifest" |
+		guest_etc "$troot"
+	pack_initramfs "$troot" "$bdir/$arch-guest/initramfs-$tool.cpio"
+done
 # An initramfs that runs some programs of the manifest alone: the same
 # files as the full one, but an /etc/manifest of those programs' lines, in
 # the manifest's order.  Prints its path.
@@ -285,9 +295,9 @@ mode=(--icount) clock="instruction time (QEMU -icount shift=0: 1 ns = 1 guest in
 if [ "$accel" = kvm ]; then
 	mode=(--kvm) clock="wall-clock time under KVM"
 fi
-# Whether the KIND boot also runs stress-ng (see the top).
-stressng_runs() {
-	[ "$stressng" = 1 ] || return 1
+# Whether the KIND boot is followed by the tools' boots (see the top).
+tools_run() {
+	[ ${#tools[@]} -gt 0 ] || return 1
 	case ${runs[$1]:-all} in
 	all) return 0 ;;
 	secretmem_bench) return 1 ;;
@@ -318,9 +328,11 @@ bench_boot() { # KIND INITRAMFS NAME LOG
 for kind in "${kinds[@]}"; do
 	info "benchmarking the $kind kernel ($arch, ${mode[*]}; programs: ${runs[$kind]:-all}${append_of[$kind]:+; added to the command line:${append_of[$kind]}})"
 	bench_boot "$kind" "${initrd_of[$kind]}" "bench-$kind" "$bdir/$arch-$kind.log"
-	if stressng_runs "$kind"; then
-		bench_boot "$kind" "$bdir/$arch-guest/initramfs-stressng.cpio" \
-			"bench-$kind-stressng" "$bdir/$arch-$kind-stressng.log"
+	if tools_run "$kind"; then
+		for tool in "${tools[@]}"; do
+			bench_boot "$kind" "$bdir/$arch-guest/initramfs-$tool.cpio" \
+				"bench-$kind-$tool" "$bdir/$arch-$kind-$tool.log"
+		done
 	fi
 done
 # Whether the KIND boot ran PROGRAM.
@@ -333,7 +345,11 @@ for fb in "${feature_boots[@]}"; do
 	[ "${runs[$kind]}" != 0 ] || continue
 	log=$bdir/$arch-$kind.log
 	report_args+=(--without "$feature" "$log" --without-initramfs "$feature" "${initrd_of[$kind]}")
-	! stressng_runs "$kind" || report_args+=(--stressng "$feature" "$bdir/$arch-$kind-stressng.log")
+	if tools_run "$kind"; then
+		for tool in "${tools[@]}"; do
+			report_args+=(--tool "$tool" "$feature" "$bdir/$arch-$kind-$tool.log")
+		done
+	fi
 	case $kind in
 	patched-off)
 		if grep -q 'Unknown kernel command line parameters.*kpkeys' "$log"; then
@@ -362,13 +378,12 @@ for fb in "${feature_boots[@]}"; do
 	esac
 done
 
-stressng_args=()
-if [ "$stressng" = 1 ]; then
-	stressng_args=(--stressng base "$bdir/$arch-base-stressng.log"
-		--stressng patched "$bdir/$arch-patched-stressng.log"
-		--stressng-initramfs "$bdir/$arch-guest/initramfs-stressng.cpio"
-		--stressng-version "$(cat "$bdir/$arch-guest/root-stressng/stressng/VERSION")")
-fi
+for tool in ${tools[@]+"${tools[@]}"}; do
+	report_args+=(--tool "$tool" base "$bdir/$arch-base-$tool.log"
+		--tool "$tool" patched "$bdir/$arch-patched-$tool.log"
+		--tool-initramfs "$tool" "$bdir/$arch-guest/initramfs-$tool.cpio"
+		--tool-version "$tool" "$(cat "$bdir/$arch-guest/root-$tool/$tool/VERSION")")
+done
 # A patched kernel built from a tree with uncommitted work says so.
 dirty=
 [ -z "$(git -C "$KSRC" status --porcelain)" ] || dirty=", with uncommitted changes in build/linux"
@@ -379,7 +394,6 @@ python3 "$ROOT/scripts/bench-report.py" --arch "$arch" --clock "$clock" \
 	--kconfig "$bdir/$arch-patched/.config" \
 	--images "$bdir/$arch-base/$IMAGE" "$bdir/$arch-patched/$IMAGE" "$bdir/$arch-guest/initramfs.cpio" \
 	--csv "$bdir/$arch.csv" --md "$bdir/$arch.md" "${report_args[@]}" \
-	${stressng_args[@]+"${stressng_args[@]}"} \
 	"$bdir/$arch-base.log" "$bdir/$arch-patched.log"
 # bench/RESULTS.md: the preface, the attribution matrices, this
 # architecture's new tables and the other architecture's as they were.

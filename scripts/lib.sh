@@ -136,8 +136,11 @@ distro_unpack() { # DEBARCH PACKAGE...
 			added=1
 			apt-get update -q >/dev/null 2>&1 || true
 		fi
+		# An Architecture: all package has no :DEBARCH name.
 		( cd "$dir/debs" && rm -f "${p}"_*.deb &&
-			apt-get download -q "$p:$debarch" >/dev/null 2>&1 ) ||
+			{ apt-get download -q "$p:$debarch" >/dev/null 2>&1 ||
+			  { apt-get download -q "$p" >/dev/null 2>&1 &&
+			    [ "$(dpkg-deb -f "${p}"_*.deb Architecture)" = all ]; }; } ) ||
 			{ [ $added = 0 ] || { dpkg --remove-architecture "$debarch"; apt-get update -q >/dev/null 2>&1; }
 			  die "apt-get download $p:$debarch failed"; }
 		dpkg -x "$dir/debs/${p}"_*.deb "$dir/root"
@@ -176,6 +179,43 @@ stressng_guest() { # ARCH GUESTROOT
 	done
 	python3 "$ROOT/scripts/stressng-guest.py" "$root" "$2" >/dev/null
 	dpkg-deb -f "$dir"/debs/stress-ng_*.deb Version > "$2/stressng/VERSION"
+}
+
+# Debian's C compiler for a benchmark guest of ARCH (make bench's kbuild
+# boots, guest/bench/kbuild_bench.c): gcc-12 and libc6-dev and, round by
+# round, every package they depend on, unpacked into a root of their own
+# ($DISTRO_CACHE/kbuild/DEBARCH) and copied into GUESTROOT as Debian lays
+# them out, without documentation, static libraries or sanitizer runtimes
+# (the guest only compiles, -c).  GUESTROOT/kbuild/src gets the C files it
+# compiles: the base kernel's scripts/dtc; GUESTROOT/kbuild/VERSION the
+# gcc-12 package's version.
+kbuild_guest() { # ARCH GUESTROOT
+	local debarch dir root new deps p
+	debarch=$(distro_debarch "$1")
+	dir=$DISTRO_CACHE/kbuild/$debarch
+	new="gcc-12 libc6-dev"
+	while [ -n "$new" ]; do
+		# shellcheck disable=SC2086 # a list of package names
+		root=$(DISTRO_CACHE=$DISTRO_CACHE/kbuild distro_unpack "$debarch" $new) || exit 1
+		deps=$(for p in "$dir"/debs/*.deb; do
+			dpkg-deb -f "$p" Pre-Depends Depends | sed 's/^[A-Za-z-]*: //'
+		done | tr ',' '\n' | sed -E 's/\|.*//; s/\(.*\)//; s/:any//; s/[[:space:]]//g' |
+			grep -vE '^(debconf|perl-base|dpkg|install-info)?$' | sort -u)
+		new=
+		for p in $deps; do
+			[ -f "$dir/debs/$p.ok" ] || new="$new $p"
+		done
+	done
+	mkdir -p "$2"
+	tar -C "$root" --exclude=./usr/share/doc --exclude=./usr/share/man \
+		--exclude=./usr/share/info --exclude=./usr/share/locale \
+		--exclude=./usr/share/lintian --exclude='*.a' --exclude='lib[alt]san.so*' \
+		--exclude='libtsan.so*' --exclude='libubsan.so*' --exclude='libgprofng.so*' \
+		--exclude='*lto-dump*' --exclude=lto1 \
+		-cf - . | tar -C "$2" -xf -
+	mkdir -p "$2/kbuild/src"
+	git -C "$KSRC" archive base scripts/dtc | tar -C "$2/kbuild/src" -xf -
+	dpkg-deb -f "$dir"/debs/gcc-12_*.deb Version > "$2/kbuild/VERSION"
 }
 
 # Debian's kernel configurations for ARCH, uncompressed; prints their directory.
