@@ -694,5 +694,107 @@ class Attribution(Logs):
         self.assertEqual(a, self.report('kpkeys', 'slab_virtual', 'secretmem_pool', 'mseal'))
 
 
+class Tools(Logs):
+    """The boots of the seeds' own tools (issue 32 item 3): stress-ng and
+    the kernbench-like compile, each console joined to the kernel whose
+    boot it follows (--tool TOOL KERNEL LOG)."""
+
+    FIGURES, WORDS = Attribution.FIGURES, Attribution.WORDS
+    boot = Attribution.boot
+    table = PgTable.table
+
+    def tool_log(self, tool, kernel, scale):
+        """A console of @tool after @kernel's boot, its times scaled by
+        @scale per mille over the base's."""
+        def t(v):
+            return v * (1000 + scale) // 1000
+        if tool == 'stressng':
+            lines = ['BENCHMETA stressng_bench reps=5',
+                     'BENCH stressng all pagemove 2 %d %d' % (t(200000000), t(201000000)),
+                     'BENCH stressng all fork 20 %d %d' % (t(100000000), t(100000000))]
+        else:
+            lines = ['BENCHMETA kbuild_bench reps=3 files=19',
+                     'BENCH kbuild all compile 19 %d %d' % (t(10000000000), t(10000000000)),
+                     'BENCHKB 19 %d %d' % (t(3000000), t(2000000000) if scale != 7 else -1)]
+        return self.log('%s-%s.log' % (tool, kernel),
+                        ''.join('    %s\n' % l for l in ['# running %s_bench' % tool] + lines))
+
+    def tool_report(self, tools, features=('kpkeys',), scales=None):
+        scales = scales or {'base': 0, 'patched': 20, 'kpkeys': 10}
+        args = []
+        for f in features:
+            args += ['--without', f, self.boot(f)]
+        for tool in tools:
+            for kernel in ('base', 'patched') + tuple(features):
+                args += ['--tool', tool, kernel, self.tool_log(tool, kernel, scales[kernel])]
+            args += ['--tool-version', tool, '1.0-1']
+        csv = os.path.join(self.tmp.name, 'r.csv')
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            report.main(['--arch', 'x86_64', '--clock', 'CLOCK', '--base-version', 'b',
+                         '--series', 's', '--qemu', 'q', '--csv', csv] + args
+                        + [self.boot('base'), self.boot('patched')])
+        return out.getvalue()
+
+    def test_stressng(self):
+        text = self.tool_report(['stressng'])
+        self.assertIn('## x86_64: stress-ng', text)
+        self.assertIn("Debian's own stress-ng (1.0-1)", text)
+        self.assertEqual(self.table(text, '| stressor |'), [
+            '| stressor | ops | t | t_patched | bogo-ops/s | patched | % | median % '
+            '| t_kpkeys=off | % | median % |',
+            '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+            '| pagemove | 2 | 200000000 | 204000000 | 10.00 | 9.80 | +2.00% | +2.00% '
+            '| 202000000 | +1.00% | +1.00% |',
+            '| fork | 20 | 100000000 | 102000000 | 200.00 | 196.08 | +2.00% | +2.00% '
+            '| 101000000 | +1.00% | +1.00% |'])
+        # The matrix: +2% in all, kpkeys' share (204 - 202) / 200 = 1%.
+        self.assertIn("| Debian's stress-ng: pagemove, mremap, mmap, madvise, fork, vm | 2 "
+                      "| +2.00% | +1.00% | - | - | - | - |", text)
+        self.assertNotIn('## x86_64: kbuild', text)
+
+    def test_kbuild(self):
+        text = self.tool_report(['kbuild'])
+        self.assertEqual(self.table(text, '| workload | files |'), [
+            '| workload | files | t | t_patched | % | median % | t_kpkeys=off | % | median % |',
+            '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+            '| compile | 19 | 10000000000 | 10200000000 | +2.00% | +2.00% | 10100000000 '
+            '| +1.00% | +1.00% |'])
+        self.assertEqual(self.table(text, '| kernel | system time'), [
+            '| kernel | system time (ms) | % | kernel instructions | % |',
+            '|---|---:|---:|---:|---:|',
+            '| base | 3000.0 | +0.00% | 2000000000 | +0.00% |',
+            '| patched | 3060.0 | +2.00% | 2040000000 | +2.00% |',
+            '| kpkeys=off | 3030.0 | +1.00% | 2020000000 | +1.00% |'])
+        self.assertIn("| compile of the base kernel's scripts/dtc with Debian's gcc "
+                      "(kernbench-like) | 1 | +2.00% | +1.00% |", text)
+
+    def test_kbuild_without_counter(self):
+        """A guest without a PMU: no instruction column."""
+        text = self.tool_report(['kbuild'], scales={'base': 7, 'patched': 7, 'kpkeys': 7})
+        self.assertIn('no kernel instruction count (this guest has no PMU)', text)
+        self.assertEqual(self.table(text, '| kernel | system time')[0],
+                         '| kernel | system time (ms) | % |')
+
+    def test_tool_of_no_boot(self):
+        """A tool's console after a boot the report does not have."""
+        with self.assertRaises(SystemExit) as e:
+            report.main(['--arch', 'x86_64', '--clock', 'C', '--base-version', 'b',
+                         '--series', 's', '--qemu', 'q',
+                         '--tool', 'stressng', 'slab_virtual',
+                         self.tool_log('stressng', 'slab_virtual', 0),
+                         self.boot('base'), self.boot('patched')])
+        self.assertIn('--tool stressng slab_virtual: no such kernel', str(e.exception))
+
+    def test_tool_without_rows(self):
+        """A tool's console without its rows (the boot ran something else)."""
+        with self.assertRaises(SystemExit) as e:
+            report.main(['--arch', 'x86_64', '--clock', 'C', '--base-version', 'b',
+                         '--series', 's', '--qemu', 'q',
+                         '--tool', 'kbuild', 'base', self.tool_log('stressng', 'base', 0),
+                         self.boot('base'), self.boot('patched')])
+        self.assertIn('no kbuild BENCH lines', str(e.exception))
+
+
 if __name__ == '__main__':
     unittest.main()
