@@ -1020,7 +1020,8 @@ def kbuild_tables(a, base, patched, wo, p, kb_csv):
         v = kb[name]
         if v is None:
             continue
-        line = '| %s | %.1f | %+.2f%%' % (name, v[0] / 1000.0, pct(v[0], b[0]) if b else 0)
+        line = '| %s | %.1f | %s' % (name, v[0] / 1000.0,
+                                     '%+.2f%%' % pct(v[0], b[0]) if b and b[0] else '-')
         if have_ins:
             line += (' | %d | %+.2f%%' % (v[1], pct(v[1], b[1])) if v[1] is not None and b
                      and b[1] is not None else ' | - | ')
@@ -1143,9 +1144,11 @@ def boots_text(patched, wo):
     """The sentence that says which boot each feature column comes from."""
     def programs(w):
         ran, all_ = w.rows.get(('ran',)), patched.get(('ran',))
+        tools = [t for t in TOOLS if ('meta', t + '_bench') in w.rows]
+        then = (', then a boot of its own for each of %s' % ', '.join(tools)) if tools else ''
         if not ran or not all_ or set(ran) >= set(all_):
-            return 'every program'
-        return 'only %s' % ', '.join(ran)
+            return 'every program' + then
+        return 'only %s%s' % (', '.join(ran), then)
     parts = []
     for w in wo:
         if w.feature == 'mseal':
@@ -1362,7 +1365,14 @@ def main(argv=None):
         if kernel not in by:
             sys.exit('bench-report: --tool %s %s: no such kernel (base, patched, or the '
                      'feature of a --without boot)' % (tool, kernel))
+        if not os.path.exists(path):
+            sys.exit('bench-report: --tool %s %s: no console %s' % (tool, kernel, path))
         rows = load(path)
+        # The same kernel and command line as the boot it follows.
+        here, there = rows.get(('cmdline',)), by[kernel].get(('cmdline',))
+        if here and there and here != there:
+            sys.exit('bench-report: the %s boot after the %s one had another command line: '
+                     '%r, not %r' % (tool, kernel, here, there))
         mine = {k: v for k, v in rows.items()
                 if k[0] in TOOLS[tool] or k == ('meta', tool + '_bench')}
         if not any(len(k) == 4 for k in mine):

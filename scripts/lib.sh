@@ -140,7 +140,8 @@ distro_unpack() { # DEBARCH PACKAGE...
 		( cd "$dir/debs" && rm -f "${p}"_*.deb &&
 			{ apt-get download -q "$p:$debarch" >/dev/null 2>&1 ||
 			  { apt-get download -q "$p" >/dev/null 2>&1 &&
-			    [ "$(dpkg-deb -f "${p}"_*.deb Architecture)" = all ]; }; } ) ||
+			    { [ "$(dpkg-deb -f "${p}"_*.deb Architecture)" = all ] ||
+			      { rm -f "${p}"_*.deb; false; }; }; }; } ) ||
 			{ [ $added = 0 ] || { dpkg --remove-architecture "$debarch"; apt-get update -q >/dev/null 2>&1; }
 			  die "apt-get download $p:$debarch failed"; }
 		dpkg -x "$dir/debs/${p}"_*.deb "$dir/root"
@@ -153,69 +154,77 @@ distro_unpack() { # DEBARCH PACKAGE...
 	echo "$dir/root"
 }
 
-# Debian's stress-ng for a benchmark guest of ARCH (make bench's stress-ng
-# boots, guest/bench/stressng_bench.c): the stress-ng package and, round by
-# round, the library packages its packages depend on (not their -common
-# and -data packages: no libraries, and Architecture: all), downloaded and
-# unpacked once (distro_unpack); then scripts/stressng-guest.py copies the
-# binary, its DT_NEEDED closure and the loader into GUESTROOT, and
-# GUESTROOT/stressng/VERSION gets the package's version.
-stressng_guest() { # ARCH GUESTROOT
-	local debarch dir root new deps p
-	debarch=$(distro_debarch "$1")
+# Packages PKG... for DEBARCH and, round by round, the packages they
+# depend on (Depends and Pre-Depends, first alternatives, names matching
+# the extended regex FILTER, never their -common and -data packages):
+# downloaded once (distro_unpack's cache), then unpacked afresh into DEST,
+# so that DEST holds exactly this closure whatever the cache holds.
+# DEST.packages lists each package and its version.
+distro_closure() { # DEBARCH DEST FILTER PKG...
+	local debarch=$1 dest=$2 filter=$3 dir all new deps p
+	shift 3
 	dir=$DISTRO_CACHE/$debarch
-	new=stress-ng
+	all=" " new="$*"
 	while [ -n "$new" ]; do
 		# shellcheck disable=SC2086 # a list of package names
-		root=$(distro_unpack "$debarch" $new) || exit 1
-		deps=$(for p in "$dir"/debs/*.deb; do
-			dpkg-deb -f "$p" Pre-Depends Depends | sed 's/^[A-Za-z-]*: //'
+		distro_unpack "$debarch" $new > /dev/null || exit 1
+		all="$all${new# } "
+		deps=$(for p in $new; do
+			dpkg-deb -f "$dir/debs/${p}"_*.deb Pre-Depends Depends | sed 's/^[A-Za-z-]*: //'
 		done | tr ',' '\n' | sed -E 's/\|.*//; s/\(.*\)//; s/:any//; s/[[:space:]]//g' |
-			grep -E '^(lib|zlib)' | grep -vE -- '-(common|data)$' | sort -u)
+			grep -E -- "$filter" | grep -vE -- '-(common|data)$' | sort -u)
 		new=
 		for p in $deps; do
-			[ -f "$dir/debs/$p.ok" ] || new="$new $p"
+			[[ $all == *" $p "* ]] || new="$new $p"
 		done
 	done
-	python3 "$ROOT/scripts/stressng-guest.py" "$root" "$2" >/dev/null
-	dpkg-deb -f "$dir"/debs/stress-ng_*.deb Version > "$2/stressng/VERSION"
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	for p in $all; do
+		dpkg -x "$dir/debs/${p}"_*.deb "$dest"
+		dpkg-deb -f "$dir/debs/${p}"_*.deb Package Version | paste -sd' '
+	done | sed 's/^Package: //; s/ Version: / /' | sort > "$dest.packages"
+}
+
+# Debian's stress-ng for a benchmark guest of ARCH (make bench's stress-ng
+# boots, guest/bench/stressng_bench.c): the closure of the stress-ng
+# package over library packages (distro_closure), from which
+# scripts/stressng-guest.py copies the binary, its DT_NEEDED closure and
+# the loader into GUESTROOT; GUESTROOT/stressng/VERSION gets stress-ng's
+# version and GUESTROOT/stressng/PACKAGES every package's.
+stressng_guest() { # ARCH GUESTROOT
+	local debarch unpacked
+	debarch=$(distro_debarch "$1")
+	unpacked=$DISTRO_CACHE/$debarch/closure-stressng
+	distro_closure "$debarch" "$unpacked" '^(lib|zlib)' stress-ng
+	python3 "$ROOT/scripts/stressng-guest.py" "$unpacked" "$2" >/dev/null
+	awk '$1 == "stress-ng" { print $2 }' "$unpacked.packages" > "$2/stressng/VERSION"
+	cp "$unpacked.packages" "$2/stressng/PACKAGES"
 }
 
 # Debian's C compiler for a benchmark guest of ARCH (make bench's kbuild
-# boots, guest/bench/kbuild_bench.c): gcc-12 and libc6-dev and, round by
-# round, every package they depend on, unpacked into a root of their own
-# ($DISTRO_CACHE/kbuild/DEBARCH) and copied into GUESTROOT as Debian lays
-# them out, without documentation, static libraries or sanitizer runtimes
-# (the guest only compiles, -c).  GUESTROOT/kbuild/src gets the C files it
-# compiles: the base kernel's scripts/dtc; GUESTROOT/kbuild/VERSION the
-# gcc-12 package's version.
+# boots, guest/bench/kbuild_bench.c): the closure of gcc-12 and libc6-dev
+# over every package (distro_closure), copied into GUESTROOT as Debian
+# lays it out, without documentation, static libraries, sanitizer
+# runtimes or the LTO tools (the guest only compiles, -c).
+# GUESTROOT/kbuild/src gets the C files it compiles: the base kernel's
+# scripts/dtc; GUESTROOT/kbuild/VERSION gcc-12's version and
+# GUESTROOT/kbuild/PACKAGES every package's.
 kbuild_guest() { # ARCH GUESTROOT
-	local debarch dir root new deps p
+	local debarch unpacked
 	debarch=$(distro_debarch "$1")
-	dir=$DISTRO_CACHE/kbuild/$debarch
-	new="gcc-12 libc6-dev"
-	while [ -n "$new" ]; do
-		# shellcheck disable=SC2086 # a list of package names
-		root=$(DISTRO_CACHE=$DISTRO_CACHE/kbuild distro_unpack "$debarch" $new) || exit 1
-		deps=$(for p in "$dir"/debs/*.deb; do
-			dpkg-deb -f "$p" Pre-Depends Depends | sed 's/^[A-Za-z-]*: //'
-		done | tr ',' '\n' | sed -E 's/\|.*//; s/\(.*\)//; s/:any//; s/[[:space:]]//g' |
-			grep -vE '^(debconf|perl-base|dpkg|install-info)?$' | sort -u)
-		new=
-		for p in $deps; do
-			[ -f "$dir/debs/$p.ok" ] || new="$new $p"
-		done
-	done
+	unpacked=$DISTRO_CACHE/$debarch/closure-kbuild
+	distro_closure "$debarch" "$unpacked" '^[a-z0-9]' gcc-12 libc6-dev
 	mkdir -p "$2"
-	tar -C "$root" --exclude=./usr/share/doc --exclude=./usr/share/man \
+	tar -C "$unpacked" --exclude=./usr/share/doc --exclude=./usr/share/man \
 		--exclude=./usr/share/info --exclude=./usr/share/locale \
-		--exclude=./usr/share/lintian --exclude='*.a' --exclude='lib[alt]san.so*' \
-		--exclude='libtsan.so*' --exclude='libubsan.so*' --exclude='libgprofng.so*' \
-		--exclude='*lto-dump*' --exclude=lto1 \
+		--exclude=./usr/share/lintian --exclude='*.a' --exclude='lib*san.so*' \
+		--exclude='libgprofng.so*' --exclude='*lto-dump*' --exclude=lto1 \
 		-cf - . | tar -C "$2" -xf -
 	mkdir -p "$2/kbuild/src"
 	git -C "$KSRC" archive base scripts/dtc | tar -C "$2/kbuild/src" -xf -
-	dpkg-deb -f "$dir"/debs/gcc-12_*.deb Version > "$2/kbuild/VERSION"
+	awk '$1 == "gcc-12" { print $2 }' "$unpacked.packages" > "$2/kbuild/VERSION"
+	cp "$unpacked.packages" "$2/kbuild/PACKAGES"
 }
 
 # Debian's kernel configurations for ARCH, uncompressed; prints their directory.

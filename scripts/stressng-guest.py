@@ -25,29 +25,31 @@ def readelf(args, path):
 
 def resolve(root, path):
     """@path (absolute, in the guest's view) as a real file under @root,
-    following links inside @root; None if it is not there."""
-    for _ in range(40):
-        host = os.path.join(root, path.lstrip('/'))
+    following every link, of a directory on the way or of the file, inside
+    @root: the path is walked one component at a time, so that the host's
+    own links are never followed.  None if it is not there."""
+    parts = [p for p in path.split('/') if p]
+    cur = ''
+    for _ in range(200):
+        if not parts:
+            host = os.path.join(root, cur.lstrip('/'))
+            return host if os.path.isfile(host) and not os.path.islink(host) else None
+        comp = parts.pop(0)
+        if comp == '.':
+            continue
+        if comp == '..':
+            cur = os.path.dirname(cur)
+            continue
+        host = os.path.join(root, (cur + '/' + comp).lstrip('/'))
         if os.path.islink(host):
             target = os.readlink(host)
-            path = target if target.startswith('/') else \
-                os.path.normpath(os.path.join(os.path.dirname(path), target))
+            if target.startswith('/'):
+                cur = ''
+            parts = [p for p in target.split('/') if p] + parts
             continue
-        if os.path.isfile(host):
-            return host
-        # A directory link on the way (usr-merged layouts).
-        parts = path.strip('/').split('/')
-        for i in range(1, len(parts)):
-            d = os.path.join(root, *parts[:i])
-            if os.path.islink(d):
-                target = os.readlink(d)
-                base = '/' + '/'.join(parts[:i - 1])
-                new = target if target.startswith('/') else \
-                    os.path.normpath(os.path.join(base, target))
-                path = os.path.join(new, *parts[i:])
-                break
-        else:
+        if not os.path.exists(host):
             return None
+        cur = cur + '/' + comp
     return None
 
 
@@ -91,8 +93,8 @@ def main(argv):
     if loader is None:
         missing.append(interp)
     if missing:
-        sys.exit('stressng-guest: not in %s: %s (a package missing from '
-                 'STRESSNG_PKGS in scripts/lib.sh?)' % (root, ', '.join(sorted(missing))))
+        sys.exit('stressng-guest: not in %s: %s (a package outside '
+                 'stressng_guest\'s closure in scripts/lib.sh?)' % (root, ', '.join(sorted(missing))))
     os.makedirs(os.path.dirname(os.path.join(guest, interp.lstrip('/'))), exist_ok=True)
     shutil.copy(loader, os.path.join(guest, interp.lstrip('/')))
     print('%d libraries, loader %s' % (len(os.listdir(os.path.join(out, 'lib'))), interp))

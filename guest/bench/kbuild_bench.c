@@ -12,8 +12,10 @@
  * Per repetition: the time from the first fork() to the last waitpid(),
  * in instruction time under QEMU -icount, the system time the compilers
  * were charged (wait4()'s ru_stime: tick-sampled) and, where the guest
- * has a PMU (arm64), the kernel instructions of the compilers (a counter
- * inherited by the children, exclude_user), else -1.
+ * has a PMU (arm64 under -icount, any under KVM), the kernel instructions
+ * of the compilers (a pinned counter inherited by the children,
+ * exclude_user: counter_read() stops the program if it ever loses the
+ * PMU), else -1.
  *
  * Output:
  *   BENCH kbuild all compile <files> <fastest_ns> <median_ns>
@@ -52,6 +54,7 @@ static int tree_insns_open(void)
 		.exclude_hv = 1,
 		.inherit = 1,
 		.disabled = 1,
+		.pinned = 1,
 	};
 	int fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1,
 			 PERF_FLAG_FD_CLOEXEC);
@@ -75,9 +78,12 @@ static void compile(const char *file, long long *stime_us)
 				       "/tmp/kbuild.o", NULL };
 		char *envp[] = { "PATH=/usr/bin:/bin", "HOME=/tmp", NULL };
 
-		if (chdir(SRC))
+		if (chdir(SRC)) {
+			fprintf(stderr, BENCH_NAME ": chdir(%s): %s\n", SRC, strerror(errno));
 			_exit(126);
+		}
 		execve(GCC, (char **)argv, envp);
+		fprintf(stderr, BENCH_NAME ": execve(%s): %s\n", GCC, strerror(errno));
 		_exit(127);
 	}
 	CHECK(wait4(pid, &status, 0, &ru) == pid, "wait4");

@@ -786,6 +786,30 @@ class Tools(Logs):
                          self.boot('base'), self.boot('patched')])
         self.assertIn('--tool stressng slab_virtual: no such kernel', str(e.exception))
 
+    def test_tool_other_cmdline(self):
+        """A tool's boot must have had its kernel's command line."""
+        log = self.tool_log('stressng', 'kpkeys', 0)
+        with open(log) as f:
+            text = f.read()
+        with open(log, 'w') as f:
+            f.write('# cmdline: console=ttyS0 panic=-1 rdinit=/init secretmem.enable=1 '
+                    'norandmaps random.trust_cpu=on\n' + text)
+        with self.assertRaises(SystemExit) as e:
+            report.main(['--arch', 'x86_64', '--clock', 'C', '--base-version', 'b',
+                         '--series', 's', '--qemu', 'q', '--without', 'kpkeys',
+                         self.boot('kpkeys'), '--tool', 'stressng', 'kpkeys', log,
+                         self.boot('base'), self.boot('patched')])
+        self.assertIn('the stressng boot after the kpkeys one had another command line',
+                      str(e.exception))
+
+    def test_tool_missing_console(self):
+        with self.assertRaises(SystemExit) as e:
+            report.main(['--arch', 'x86_64', '--clock', 'C', '--base-version', 'b',
+                         '--series', 's', '--qemu', 'q', '--tool', 'kbuild', 'base',
+                         os.path.join(self.tmp.name, 'none.log'),
+                         self.boot('base'), self.boot('patched')])
+        self.assertIn('--tool kbuild base: no console', str(e.exception))
+
     def test_tool_without_rows(self):
         """A tool's console without its rows (the boot ran something else)."""
         with self.assertRaises(SystemExit) as e:
