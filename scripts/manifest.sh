@@ -5,7 +5,8 @@
 # Usage: manifest.sh WHAT ARCH [MANIFEST]   (default guest/manifest)
 #   ARCH may be a kernel's label, ARCH-VARIANT (arm64-scratch): it then
 #   gets ARCH's lines and the lines that name the label itself.  A name
-#   written =LABEL (=x86_64) is that label only, not its variants.
+#   written =LABEL (=x86_64) is that label only, not its variants; one
+#   written !LABEL (!x86_64-pti) leaves that label out of the line.
 #   init      "run NAME TIMEOUT PROGRAM [ARGS]" / "skip NAME REASON", as
 #             guest/init.c reads them from /etc/manifest
 #   expect    "kunit SUITE" / "test NAME": what the verdict must see reported
@@ -26,6 +27,8 @@ awk -v what="$1" -v arch="$2" '
 		n = split($3, a, ","); ok = 0; base = arch; sub(/-.*/, "", base)
 		for (i = 1; i <= n; i++)
 			if (a[i] == arch || a[i] == base || a[i] == "=" arch) ok = 1
+		for (i = 1; i <= n; i++)
+			if (a[i] == "!" arch) ok = 0
 		if (!ok) next
 	}
 	what == "expect" { print ($1 == "kunit" ? "kunit" : "test"), $2 }

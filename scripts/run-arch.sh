@@ -9,7 +9,8 @@
 # named ARCH-NAME.  With RUN_BOOT_ONLY=1 as well, nothing is built: ARCH's
 # test kernel and initramfs, as the last run left them, boot again under
 # the name ARCH-NAME (scripts/test.sh: arm64 on a CPU without POE), with
-# env RUN_APPEND added to its command line (x86_64 with pti=on).
+# the manifest lines of ARCH-NAME and env RUN_APPEND added to its command
+# line (x86_64 with pti=on).
 # A step that fails (configure, build, initramfs, boot, verdict) is named,
 # with the log to read, on stderr and as "FAIL ARCH:step:NAME" result.
 set -euo pipefail
@@ -53,6 +54,18 @@ expected=$BUILD/$label/expected
 mkdir -p "$BUILD/$label"
 "$ROOT/scripts/manifest.sh" expect "$label" > "$expected" ||
 	step_failed initramfs "guest/manifest (the message above)"
+initrd=()
+if [ "$boot_only" = 1 ]; then
+	# ARCH's initramfs with the label's own /etc/manifest appended: the
+	# kernel unpacks both archives in order, and the later file wins.
+	etc=$BUILD/$label/etc-root
+	rm -rf "$etc"
+	"$ROOT/scripts/manifest.sh" init "$label" | guest_etc "$etc" ||
+		step_failed initramfs "guest/manifest (the message above)"
+	pack_initramfs "$etc" "$BUILD/$label/etc.cpio"
+	cat "$out/initramfs.cpio" "$BUILD/$label/etc.cpio" > "$BUILD/$label/initramfs.cpio"
+	initrd=(--initrd "$BUILD/$label/initramfs.cpio")
+fi
 
 limit=${BOOT_TIMEOUT:-1500}
 info "booting $label under QEMU (TCG, $QEMU -cpu ${QEMU_CPU:-max}), limit $limit s"
@@ -62,7 +75,7 @@ field=
 grep -q '^CONFIG_VIRTIO_BLK=y' "$out/.config" && field=--field
 append=()
 [ -z "${RUN_APPEND:-}" ] || append=(--append "$RUN_APPEND")
-log=$("$ROOT/scripts/boot.sh" "$arch" "$out" --timeout "$limit" ${variant:+--name "$variant"} $field "${append[@]}")
+log=$("$ROOT/scripts/boot.sh" "$arch" "$out" --timeout "$limit" ${variant:+--name "$variant"} $field "${append[@]}" "${initrd[@]}")
 qs=$?
 set -e
 # QEMU exits 0 when the guest stops, even after a panic (-no-reboot), and

@@ -11,7 +11,8 @@
 #     and a stale one is named
 #     (these five on a small stand-in for build/linux);
 #   - scripts/qemu.sh takes a tarball laid out like QEMU's release;
-#   - README's make run example check names a stale example.
+#   - README's make run example check names a stale example;
+#   - the manifest's labels: =LABEL, !LABEL and a variant's own lines.
 # Cases that need the kernel source in build/linux say SKIP without it.
 #
 # Usage: run.sh [RESULTS_FILE]
@@ -217,5 +218,27 @@ if [ $st0 = 0 ] && grep -q '^rest$' "$rx/README.md" &&
 	record PASS readme-example "an example from a log passes; a stale count or result is named"
 else
 	record FAIL readme-example "exit $st0 / $st / $st2: $(cat "$rx/out0") / $out / $out2"
+fi
+# guest/manifest's ARCHES column: which lines each kernel label gets.
+mf=$tmp/manifest
+cat > "$mf" <<'EOM'
+kunit  suite_all   x86_64,arm64
+kunit  suite_ctl   arm64-scratch
+run    every       x86_64,arm64          60 /tests/every
+run    main_only   =x86_64,=arm64        60 /tests/main_only
+run    not_pti     x86_64,!x86_64-pti    60 /tests/not_pti
+skip   arm_skip    arm64                 no reason
+EOM
+got=
+for l in x86_64 x86_64-pti x86_64-kasan arm64 arm64-scratch; do
+	got="$got $l:$("$ROOT/scripts/manifest.sh" expect "$l" "$mf" | awk '{ print $2 }' | paste -sd, -)"
+done
+want=" x86_64:suite_all,every,main_only,not_pti x86_64-pti:suite_all,every"
+want="$want x86_64-kasan:suite_all,every,not_pti arm64:suite_all,every,main_only,arm_skip"
+want="$want arm64-scratch:suite_all,suite_ctl,every,arm_skip"
+if [ "$got" = "$want" ]; then
+	record PASS manifest-labels "=LABEL, !LABEL and a variant's own lines select as documented"
+else
+	record FAIL manifest-labels "got$got, want$want"
 fi
 ! grep -q '^FAIL host:harness' "$results" 2>/dev/null
