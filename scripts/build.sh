@@ -69,7 +69,9 @@ status=0
 # Modules only where the configuration has them (the bench kernels' test_vmalloc).
 modules=
 grep -q '^CONFIG_MODULES=y' "$out/.config" && modules=modules
-make -C "$src" O="$out" ARCH="$KARCH" CROSS_COMPILE="$CROSS" \
+# Without the caller's MAKEFLAGS: under `make -s` Kbuild would print no
+# "CC" lines, and the log and the progress line would stay empty.
+MAKEFLAGS='' make -C "$src" O="$out" ARCH="$KARCH" CROSS_COMPILE="$CROSS" \
 	CC="$cc" HOSTCC="$hostcc" KCPPFLAGS="$kcppflags" -j"$(nproc)" \
 	"$(basename "$IMAGE")" $modules headers_install INSTALL_HDR_PATH="$out/hdr" \
 	> "$log" 2>&1 || status=$?
