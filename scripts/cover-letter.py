@@ -179,20 +179,35 @@ def wrap(text, indent):
 
 
 def tests():
-    """The KUnit suites and guest programs of guest/manifest."""
+    """The KUnit suites and guest programs of guest/manifest, as
+    scripts/manifest.sh (the manifest's one parser) gives them to each
+    kernel label the manifest names (arm64-scratch counts as arm64)."""
     seen = {'kunit': {}, 'run': {}}
-    for line in open(os.path.join(ROOT, 'guest', 'manifest')):
-        w = line.split()
-        if len(w) < 3 or w[0] not in seen:
-            continue
-        # The architectures a line runs on: not the labels it leaves out.
-        seen[w[0]].setdefault(w[1], set()).update(
-            a.lstrip('=').split('-')[0] for a in w[2].split(',')
-            if not a.startswith('!'))
+    for label in labels():
+        for what in ('kunit', 'init'):
+            out = subprocess.run([os.path.join(ROOT, 'scripts', 'manifest.sh'), what, label],
+                                 check=True, capture_output=True, text=True).stdout
+            for line in out.splitlines():
+                w = line.split()
+                kind, name = ('kunit', w[0]) if what == 'kunit' else (w[0], w[1])
+                if kind in seen:
+                    seen[kind].setdefault(name, set()).add(label.split('-')[0])
     kinds = {k: [n + (' (%s only)' % min(a) if len(a) == 1 else '')
                  for n, a in v.items()] for k, v in seen.items()}
     return '\n'.join([wrap('KUnit: ' + ', '.join(kinds['kunit']) + ';', '  - '),
                       wrap('programs: ' + ', '.join(kinds['run']) + '.', '  - ')])
+
+
+def labels():
+    """Every kernel label guest/manifest's third column names."""
+    found = []
+    for line in open(os.path.join(ROOT, 'guest', 'manifest')):
+        w = line.split()
+        if len(w) >= 3 and w[0] in ('kunit', 'run', 'skip'):
+            for a in w[2].split(','):
+                if a.lstrip('=!') not in found:
+                    found.append(a.lstrip('=!'))
+    return found
 
 
 def distro():

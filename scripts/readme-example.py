@@ -17,6 +17,7 @@ Usage: readme-example.py update LOG | check   [ROOT]
 """
 import os
 import re
+import subprocess
 import sys
 
 BEGIN = '<!-- make-run-example: begin -->'
@@ -32,17 +33,13 @@ def series_count(root):
 
 
 def manifest_names(root, arch='x86_64'):
-    """Names of the KUnit suites and tests the main kernel of @arch reports."""
-    names = set()
-    with open(os.path.join(root, 'guest', 'manifest'), encoding='utf-8') as f:
-        for line in f:
-            w = line.split()
-            if len(w) < 3 or w[0] not in ('kunit', 'run', 'skip'):
-                continue
-            arches = [a.lstrip('=') for a in w[2].split(',')]
-            if arch in arches:
-                names.add(w[1])
-    return names
+    """Names of the KUnit suites and tests the main kernel of @arch reports,
+    as scripts/manifest.sh (the manifest's one parser) lists them."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = subprocess.run([os.path.join(here, 'manifest.sh'), 'expect', arch,
+                          os.path.join(root, 'guest', 'manifest')],
+                         check=True, capture_output=True, text=True).stdout
+    return {line.split()[1] for line in out.splitlines() if line.strip()}
 
 
 def run_block(log):
