@@ -111,6 +111,25 @@ static long settled(void)
 	return cur;
 }
 
+/*
+ * Where the memory is, after a settled read: the lines a swing or a loss
+ * would show in (kB), and the slabs SLAB_VIRTUAL keeps (pages).
+ */
+static void breakdown(void)
+{
+	static const char * const keys[] = {
+		"MemFree", "Cached", "Slab", "SUnreclaim", "PageTables",
+		"KernelStack", "Percpu",
+	};
+	size_t i;
+
+	printf("unix_ratchet:   kB:");
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		printf(" %s %ld", keys[i], meminfo(keys[i]));
+	printf("; slab_virtual pages: retained %ld pending %ld\n",
+	       sv_counter("retained_pages"), sv_counter("pending_pages"));
+}
+
 /* Splice everything queued on @fd into @pfd and from there to @null. */
 static long drain(int fd, int pfd[2], int null)
 {
@@ -203,6 +222,7 @@ int main(int argc, char **argv)
 		esc_key = "pinned_slabs";
 	esc0 = sv_counter(esc_key);
 	start = before = settled();
+	breakdown();
 	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
 		for (r = 0; r < rounds; r++) {
 			if (round_(sizes[s], mib, before, &pairs, &bytes))
@@ -210,6 +230,7 @@ int main(int argc, char **argv)
 			after = settled();
 			printf("unix_ratchet: %zu-byte messages, round %d: %ld pairs, %ld MiB spliced; MemAvailable %ld -> %ld kB\n",
 			       sizes[s], r + 1, pairs, bytes >> 20, before, after);
+			breakdown();
 			before = after;
 			if (r == 0)
 				first = after;
