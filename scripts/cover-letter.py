@@ -5,7 +5,8 @@
 The prose is docs/cover-letter.md; every count and figure in the letter
 comes from the repository: the patches in DIR (and DIR/series), the
 topics of scripts/topics (or $TOPICS_FILE), bench/RESULTS.md, distro/RESULTS.md,
-guest/manifest, and the diffstat of build/linux (base..HEAD).
+bisect/RESULTS.md, guest/manifest, and the diffstat of build/linux
+(base..HEAD).
 scripts/export.sh calls this, so that the letter is regenerated with the
 patches and make check-exported finds a stale one.
 
@@ -226,6 +227,62 @@ def distro():
     return '\n'.join(out)
 
 
+def git(ksrc, *args, env=None):
+    return subprocess.run(['git', '-C', ksrc] + list(args), check=True,
+                          capture_output=True, text=True, env=env).stdout.strip()
+
+
+def topic_tree(ksrc, d, names, picks):
+    """The tree of the base with the patches @picks (indices into @names)
+    applied, as topic-check's git am makes it; in a scratch index.  None
+    if they do not apply (make check names such a topic)."""
+    idx = os.path.join(d, '.topic-index')
+    env = dict(os.environ, GIT_INDEX_FILE=idx)
+    try:
+        git(ksrc, 'read-tree', 'base', env=env)
+        git(ksrc, 'apply', '--cached',
+            *[os.path.abspath(os.path.join(d, names[i])) for i in picks], env=env)
+        return git(ksrc, 'write-tree', env=env)
+    except subprocess.CalledProcessError:
+        return None
+    finally:
+        if os.path.exists(idx):
+            os.unlink(idx)
+
+
+def checked(ksrc, d, names, subjects):
+    """What bisect/RESULTS.md says of this series: which patches' trees and
+    which topics' trees (base plus prerequisites) passed on each arch."""
+    passed = set()
+    with open(os.path.join(ROOT, 'bisect', 'RESULTS.md')) as f:
+        for line in f:
+            c = [x.strip() for x in line.strip().strip('|').split('|')]
+            if len(c) >= 6 and c[5] == 'pass' and re.match(r'\d{4}-', c[0]):
+                passed.add((c[1], c[3]))
+    commits = git(ksrc, 'rev-list', '--reverse', 'base..HEAD').split()
+    if len(commits) != len(names):
+        die('build/linux has %d commits over base, the series %d' %
+            (len(commits), len(names)))
+    trees = [git(ksrc, 'rev-parse', c + '^{tree}')[:12] for c in commits]
+    tops = topics(subjects)
+    ttrees = {}
+    for _, _, _, tid, needs in tops:
+        picks = [i for _, a, b, u, _ in tops if u in needs or u == tid
+                 for i in range(a, b + 1)]
+        ttrees[tid] = (topic_tree(ksrc, d, names, picks) or '')[:12]
+    out = []
+    for arch in ('x86_64', 'arm64'):
+        np = sum((arch, t) in passed for t in trees)
+        missing = [tid for tid, t in ttrees.items() if (arch, t) not in passed]
+        out.append('  - %s: %s patches and %s topics passed%s' % (
+            arch, 'all %d' % len(trees) if np == len(trees)
+            else '%d of %d' % (np, len(trees)),
+            'all %d' % len(ttrees) if not missing
+            else '%d of %d' % (len(ttrees) - len(missing), len(ttrees)),
+            '' if not missing else ' (not yet: %s)' % ' '.join(missing)))
+    return '\n'.join(wrap(l[4:], '  - ') for l in out)
+
+
 def shortlog(d, names):
     authors = {}
     for n in names:
@@ -293,6 +350,7 @@ def main():
         'COST': cost(os.path.join(ROOT, 'bench', 'RESULTS.md')),
         'TESTS': tests(),
         'DISTRO': distro(),
+        'CHECKED': checked(ksrc, d, names, subjects),
         'SHORTLOG': shortlog(d, names),
         'DIFFSTAT': stat,
     }
