@@ -274,13 +274,14 @@ def checked(ksrc, d, names, subjects):
     for arch in ('x86_64', 'arm64'):
         np = sum((arch, t) in passed for t in trees)
         missing = [tid for tid, t in ttrees.items() if (arch, t) not in passed]
-        out.append('  - %s: %s patches and %s topics passed%s' % (
+        out.append(wrap('%s: %s patches and %s topics passed%s' % (
             arch, 'all %d' % len(trees) if np == len(trees)
             else '%d of %d' % (np, len(trees)),
             'all %d' % len(ttrees) if not missing
             else '%d of %d' % (len(ttrees) - len(missing), len(ttrees)),
-            '' if not missing else ' (not yet: %s)' % ' '.join(missing)))
-    return '\n'.join(wrap(l[4:], '  - ') for l in out)
+            '' if not missing else ' (not yet: %s)' % ' '.join(missing)),
+            '  - '))
+    return '\n'.join(out)
 
 
 def shortlog(d, names):
